@@ -118,10 +118,10 @@ type Result struct {
 	// one [Tool Execution Log] block per call, ending with the answer.
 	ResponseContent string `json:"responseContent"`
 	// ToolChainContent is the <SYSTEM-CONTEXT> hint ("" without calls).
-	ToolChainContent string      `json:"toolChainContent"`
-	Usage            llm.Usage   `json:"usage"`
-	RoundUsage       []llm.Usage `json:"roundUsage,omitempty"`
-	Messages         Messages    `json:"messages"`
+	ToolChainContent string       `json:"toolChainContent"`
+	Usage            llm.Usage    `json:"usage"`
+	RoundUsage       []llm.Usage  `json:"roundUsage,omitempty"`
+	Messages         Messages     `json:"messages"`
 	History          []CallRecord `json:"history"`
 	Status           Status       `json:"status"`
 	// Error is the failure for StatusError and StatusTimeout.

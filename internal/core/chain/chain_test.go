@@ -20,7 +20,9 @@ import (
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
-func call(id, name, args string) llm.ToolCall { return llm.ToolCall{ID: id, Name: name, Arguments: args} }
+func call(id, name, args string) llm.ToolCall {
+	return llm.ToolCall{ID: id, Name: name, Arguments: args}
+}
 
 func toolResp(calls ...llm.ToolCall) llm.Response {
 	return llm.Response{ToolCalls: calls, Usage: llm.Usage{PromptTokens: 10, CompletionTokens: 2, TotalTokens: 12}}

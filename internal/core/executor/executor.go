@@ -297,4 +297,3 @@ func (x *Executor) RememberedDecisions() []Remembered { return x.mem.take() }
 
 // RestoreDecisions loads remembered decisions from storage.
 func (x *Executor) RestoreDecisions(rs []Remembered) { x.mem.restore(rs) }
-
