@@ -26,8 +26,9 @@ type CallOptions struct {
 }
 
 // Execute runs one call through the pipeline of DESIGN.md §3, in order:
-// unknown tool; $VAR_REF resolution; schema validation; execution
-// approval; run; format; truncate; cache; truncation hint; result approval.
+// unknown tool; $VAR_REF resolution; schema validation; the tool's
+// precheck; execution approval; run; format; truncate; cache; truncation
+// hint; result approval.
 // Problems are results for the model, never errors: Execute always returns a
 // Result whose Text is what the model receives.
 func (x *Executor) Execute(ctx context.Context, name string, args map[string]any, o CallOptions) Result {
@@ -75,6 +76,12 @@ func (x *Executor) execute(ctx context.Context, name string, args map[string]any
 	// 3. Validate.
 	if err := t.validate(toolArgs); err != nil {
 		return x.fail(r, err.Error())
+	}
+	// 3b. Precheck: refusals that need no person, before anyone is asked.
+	if t.Precheck != nil {
+		if err := t.Precheck(toolArgs); err != nil {
+			return x.fail(r, err.Error())
+		}
 	}
 	summary := x.compressArgs(t, toolArgs)
 	// 4. Execution approval.

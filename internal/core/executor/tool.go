@@ -122,6 +122,12 @@ type Tool struct {
 	// Run executes the call. An error becomes an ERROR result whose text is
 	// the error message.
 	Run func(ctx context.Context, call Call, args map[string]any) (Output, error)
+	// Precheck, when set, runs after schema validation and before any
+	// approval is asked. An error refuses the call (an ERROR result whose
+	// text is the error message) without asking anyone, so a policy such
+	// as the shell's deny patterns never reaches a person. It must not
+	// have side effects.
+	Precheck func(args map[string]any) error
 
 	// Format turns the output into text for the model; nil means a string
 	// as is, anything else as JSON.
