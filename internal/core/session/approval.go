@@ -1,0 +1,291 @@
+package session
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/threadbot/threadbot/internal/core/chain"
+	"github.com/threadbot/threadbot/internal/core/executor"
+)
+
+// waiter is a turn waiting for a person's decision.
+type waiter struct {
+	id        string
+	key       Key
+	requester string
+	ref       Ref
+	prompt    ApprovalPrompt
+	ch        chan executor.Decision // buffered; Decide sends once
+}
+
+func newID() string {
+	var b [10]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Approve implements executor.Approver for the turn: it posts the request
+// in the thread, stores it with the turn's checkpoint, and waits for
+// Decide, the approval timeout, or the turn's end.
+func (t *turn) Approve(ctx context.Context, req executor.ApprovalRequest) (executor.Decision, error) {
+	kind := string(req.Kind)
+	if d, ok := t.preDecided[kind]; ok && req.CallID == t.resumedCall {
+		delete(t.preDecided, kind)
+		t.callDecisions[kind] = d
+		return d, nil
+	}
+	d := t.m.wait(ctx, t, req)
+	t.callDecisions[kind] = d
+	return d, nil
+}
+
+func (m *Manager) wait(ctx context.Context, t *turn, req executor.ApprovalRequest) executor.Decision {
+	s := t.s
+	lg := m.lg.With("platform", s.key.Platform, "channel", s.key.Channel, "thread", s.key.Thread, "tool", req.Tool)
+	start := m.opts.Now()
+	prompt := ApprovalPrompt{
+		ID: newID(), Kind: string(req.Kind), Tool: req.Tool, Args: req.ArgsSummary,
+		Title: req.Title, Detail: chain.Preview(req.Result), Requester: t.env.User,
+		Expires: start.Add(m.opts.ApprovalTimeout),
+	}
+	// The waiter exists before the request is visible, so no click can
+	// miss it.
+	w := &waiter{id: prompt.ID, key: s.key, requester: t.env.User, prompt: prompt, ch: make(chan executor.Decision, 1)}
+	m.mu.Lock()
+	m.waiters[w.id] = w
+	m.mu.Unlock()
+	defer func() {
+		m.mu.Lock()
+		delete(m.waiters, w.id)
+		m.mu.Unlock()
+	}()
+	ref, err := t.p.PostApproval(t.ctx, s.key, prompt)
+	if err != nil {
+		lg.Error("post approval", "err", err)
+		return executor.Decision{Reason: "the approval request could not be posted"}
+	}
+	m.mu.Lock()
+	w.ref = ref
+	m.mu.Unlock()
+	env := t.env
+	env.Chain = t.lastCP
+	env.Decisions = maps(t.callDecisions)
+	env.AwaitingKind = string(req.Kind)
+	cp, err := json.Marshal(env)
+	if err != nil {
+		lg.Error("encode checkpoint", "err", err)
+	}
+	ups, removed := s.x.Vars().TakeChanges()
+	p := Pending{
+		ID: w.id, Key: s.key, SessionID: s.id, CallID: req.CallID, Tool: req.Tool, Kind: string(req.Kind),
+		ArgsSummary: req.ArgsSummary, Requester: t.env.User, MessageRef: ref, Checkpoint: cp,
+		Status: PendingOpen, Created: start, Expires: prompt.Expires,
+	}
+	if err := m.store.SavePending(t.ctx, p, ups, removed); err != nil {
+		// The approval still works in memory; it just would not survive a restart.
+		lg.Error("store pending approval", "err", err)
+	}
+	t.pendingIDs = append(t.pendingIDs, w.id)
+
+	timer := time.NewTimer(m.opts.ApprovalTimeout)
+	defer timer.Stop()
+	select {
+	case d := <-w.ch:
+		m.resolve(t.ctx, t.p, w, Outcome{Approved: d.Approved, Always: d.Always, By: d.By, Reason: d.Reason})
+		m.opts.Metrics.Approval(string(req.Kind), outcomeName(d), m.opts.Now().Sub(start))
+		return d
+	case <-timer.C:
+		reason := fmt.Sprintf("no decision within %s", m.opts.ApprovalTimeout)
+		if _, err := m.store.DecidePending(t.ctx, w.id, PendingExpired, "", reason); errors.Is(err, ErrAlreadyDecided) {
+			d := <-w.ch // a click won the race; Decide delivers it
+			m.resolve(t.ctx, t.p, w, Outcome{Approved: d.Approved, Always: d.Always, By: d.By, Reason: d.Reason})
+			return d
+		}
+		m.resolve(t.ctx, t.p, w, Outcome{Expired: true, Reason: reason})
+		m.opts.Metrics.Approval(string(req.Kind), "expired", m.opts.Now().Sub(start))
+		return executor.Decision{Reason: reason}
+	case <-ctx.Done():
+		cause := context.Cause(ctx)
+		if errors.Is(cause, ErrShutdown) {
+			t.suspended = true // stays pending in storage; resumes after restart
+			return executor.Decision{Reason: "the bot is restarting"}
+		}
+		reason := "the turn was stopped"
+		if _, err := m.store.DecidePending(t.ctx, w.id, PendingRejected, "", reason); errors.Is(err, ErrAlreadyDecided) {
+			select {
+			case d := <-w.ch:
+				m.resolve(t.ctx, t.p, w, Outcome{Approved: d.Approved, Always: d.Always, By: d.By, Reason: d.Reason})
+				return d
+			default:
+			}
+		}
+		m.resolve(t.ctx, t.p, w, Outcome{Reason: reason})
+		return executor.Decision{Reason: reason}
+	}
+}
+
+func maps(m map[string]executor.Decision) map[string]executor.Decision {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]executor.Decision, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func outcomeName(d executor.Decision) string {
+	if d.Approved {
+		return "approved"
+	}
+	return "rejected"
+}
+
+func (m *Manager) resolve(ctx context.Context, p Platform, w *waiter, o Outcome) {
+	if w.ref == "" {
+		return
+	}
+	if err := p.ResolveApproval(ctx, w.key, w.ref, w.prompt, o); err != nil {
+		m.lg.Warn("resolve approval message", "approval", w.id, "err", err)
+	}
+}
+
+// mayDecide reports whether user may decide an approval requested by
+// requester.
+func (m *Manager) mayDecide(user, requester string, isAdmin bool) bool {
+	return user == requester || isAdmin || slices.Contains(m.opts.Admins, user)
+}
+
+// Decide records a person's decision on an approval (a button click). Only
+// the requester or an admin may decide (ErrNotAllowed; nothing changes). A
+// second decision returns ErrAlreadyDecided; an unknown id ErrNotFound. A
+// decision on an approval from before a restart resumes its turn.
+func (m *Manager) Decide(ctx context.Context, approvalID, user string, isAdmin bool, d executor.Decision) error {
+	m.mu.Lock()
+	w := m.waiters[approvalID]
+	rp, recovered := m.recovered[approvalID]
+	m.mu.Unlock()
+	if w == nil && !recovered {
+		p, err := m.store.GetPending(ctx, approvalID)
+		if err != nil {
+			return fmt.Errorf("decide %s: %w", approvalID, err)
+		}
+		if p.Status != PendingOpen {
+			return fmt.Errorf("decide %s: %w", approvalID, ErrAlreadyDecided)
+		}
+		// Open in storage but not waiting here: another replica or a turn
+		// that is about to wait. Treat it like a recovered one.
+		rp, recovered = p, true
+	}
+	requester := rp.Requester
+	if w != nil {
+		requester = w.requester
+	}
+	if !m.mayDecide(user, requester, isAdmin) {
+		return ErrNotAllowed
+	}
+	status := PendingRejected
+	if d.Approved {
+		status = PendingApproved
+	}
+	d.By = user
+	stored, err := m.store.DecidePending(ctx, approvalID, status, user, d.Reason)
+	if err != nil && !(w != nil && errors.Is(err, ErrNotFound)) {
+		// A live waiter may not be stored yet: the click came between
+		// posting the request and storing it.
+		return fmt.Errorf("decide %s: %w", approvalID, err)
+	}
+	o := Outcome{Approved: d.Approved, Always: d.Always, By: user, Reason: d.Reason}
+	if w != nil {
+		// The waiting turn edits the request message.
+		select {
+		case w.ch <- d:
+			return nil
+		default:
+			return fmt.Errorf("decide %s: %w", approvalID, ErrAlreadyDecided)
+		}
+	}
+	m.mu.Lock()
+	delete(m.recovered, approvalID)
+	m.mu.Unlock()
+	if stored.Key == (Key{}) {
+		stored.Key = rp.Key
+	}
+	rw := recoveredWaiter(stored)
+	if p, err := m.platform(stored.Key.Platform); err == nil {
+		m.resolve(ctx, p, rw, o)
+	}
+	return m.enqueue(stored.Key, job{resume: &resumeJob{pending: stored, decision: d}})
+}
+
+func recoveredWaiter(p Pending) *waiter {
+	return &waiter{
+		id: p.ID, key: p.Key, requester: p.Requester, ref: p.MessageRef,
+		prompt: ApprovalPrompt{ID: p.ID, Kind: p.Kind, Tool: p.Tool, Args: p.ArgsSummary, Requester: p.Requester, Expires: p.Expires},
+	}
+}
+
+// Recover loads approvals that were waiting when the process stopped. Live
+// ones work again (a click resumes the turn) until they expire; expired
+// ones are closed and their threads told. Call it after AddPlatform and
+// before serving.
+func (m *Manager) Recover(ctx context.Context) error {
+	live, expired, err := m.store.RecoverPending(ctx, m.opts.Now())
+	if err != nil {
+		return fmt.Errorf("recover approvals: %w", err)
+	}
+	m.mu.Lock()
+	for _, p := range live {
+		m.recovered[p.ID] = p
+	}
+	m.mu.Unlock()
+	for _, p := range live {
+		id, wait := p.ID, p.Expires.Sub(m.opts.Now())
+		time.AfterFunc(wait, func() { m.expireRecovered(id) })
+	}
+	for _, p := range expired {
+		m.tellExpired(ctx, p)
+	}
+	if len(live)+len(expired) > 0 {
+		m.lg.Info("recovered approvals", "live", len(live), "expired", len(expired))
+	}
+	return nil
+}
+
+func (m *Manager) expireRecovered(id string) {
+	m.mu.Lock()
+	p, ok := m.recovered[id]
+	delete(m.recovered, id)
+	m.mu.Unlock()
+	if !ok {
+		return
+	}
+	ctx := context.Background()
+	if _, err := m.store.DecidePending(ctx, id, PendingExpired, "", "no decision in time"); err != nil {
+		return // decided meanwhile
+	}
+	m.tellExpired(ctx, p)
+}
+
+// tellExpired closes an approval that outlived a restart and tells its
+// thread that the request was not completed.
+func (m *Manager) tellExpired(ctx context.Context, p Pending) {
+	pl, err := m.platform(p.Key.Platform)
+	if err != nil {
+		return
+	}
+	m.resolve(ctx, pl, recoveredWaiter(p), Outcome{Expired: true, Reason: "no decision in time"})
+	var env envelope
+	_ = json.Unmarshal(p.Checkpoint, &env)
+	if env.StatusRef != "" {
+		_ = pl.Edit(ctx, p.Key, env.StatusRef, Out{Kind: OutStatus, Text: "⏹ Stopped: the approval expired", Final: true})
+	}
+	_, _ = pl.Post(ctx, p.Key, Out{Kind: OutNotice, Text: fmt.Sprintf("⚠️ The approval for `%s` expired, so I stopped that request. Ask again if you still need it.", p.Tool)})
+}
