@@ -110,9 +110,9 @@ type Manager struct {
 	mu        sync.Mutex
 	sessions  map[string]*session
 	platforms map[string]Platform
-	inflight  map[string]bool                // platform/event ids queued or running
-	waiters   map[string]*waiter             // approval id -> live waiter
-	recovered map[string]Pending             // approval id -> pending from before a restart
+	inflight  map[string]bool    // platform/event ids queued or running
+	waiters   map[string]*waiter // approval id -> live waiter
+	recovered map[string]Pending // approval id -> pending from before a restart
 	closed    bool
 	wg        sync.WaitGroup
 	shutdown  context.CancelCauseFunc

@@ -17,7 +17,7 @@ type Metrics interface {
 
 type noMetrics struct{}
 
-func (noMetrics) Turn(string, string, time.Duration)            {}
-func (noMetrics) ToolCall(string, string, time.Duration)        {}
-func (noMetrics) Approval(string, string, time.Duration)        {}
+func (noMetrics) Turn(string, string, time.Duration)           {}
+func (noMetrics) ToolCall(string, string, time.Duration)       {}
+func (noMetrics) Approval(string, string, time.Duration)       {}
 func (noMetrics) ModelRequest(time.Duration, llm.Usage, error) {}

@@ -43,15 +43,15 @@ type turn struct {
 
 // envelope is what a pending approval stores to resume its turn.
 type envelope struct {
-	Chain       *chain.Checkpoint            `json:"chain"`
-	User        string                       `json:"user"`
-	UserText    string                       `json:"userText"`
-	EventID     string                       `json:"eventId,omitempty"`
-	MessageID   string                       `json:"messageId"`
-	StatusRef   Ref                          `json:"statusRef,omitempty"`
-	Started     time.Time                    `json:"started"`
-	Decisions   map[string]executor.Decision `json:"decisions,omitempty"` // kind -> decision, for Chain's awaiting call
-	AwaitingKind string                      `json:"awaitingKind,omitempty"`
+	Chain        *chain.Checkpoint            `json:"chain"`
+	User         string                       `json:"user"`
+	UserText     string                       `json:"userText"`
+	EventID      string                       `json:"eventId,omitempty"`
+	MessageID    string                       `json:"messageId"`
+	StatusRef    Ref                          `json:"statusRef,omitempty"`
+	Started      time.Time                    `json:"started"`
+	Decisions    map[string]executor.Decision `json:"decisions,omitempty"` // kind -> decision, for Chain's awaiting call
+	AwaitingKind string                       `json:"awaitingKind,omitempty"`
 }
 
 func (m *Manager) newTurn(ctx context.Context, p Platform, s *session, env envelope) *turn {
