@@ -149,6 +149,11 @@ func (a *SessionStore) DecidePending(ctx context.Context, id, status, by, reason
 	return a.fromPending(ctx, p)
 }
 
+// DeletePending implements session.Store.
+func (a *SessionStore) DeletePending(ctx context.Context, id string) error {
+	return mapErr(a.st.DeletePending(ctx, id))
+}
+
 // RecoverPending implements session.Store.
 func (a *SessionStore) RecoverPending(ctx context.Context, now time.Time) (live, expired []session.Pending, err error) {
 	l, e, err := a.st.RecoverPending(ctx, now)

@@ -241,12 +241,28 @@ func (m *Manager) Recover(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("recover approvals: %w", err)
 	}
-	m.mu.Lock()
+	var waiting []Pending
 	for _, p := range live {
+		if p.Status == PendingApproved || p.Status == PendingRejected {
+			// Decided, but the process stopped before the turn was
+			// stored: resume it with that decision now.
+			d := executor.Decision{Approved: p.Status == PendingApproved, By: p.DecidedBy, Reason: p.Reason}
+			if err := m.enqueue(p.Key, job{resume: &resumeJob{pending: p, decision: d}}); err != nil {
+				return fmt.Errorf("recover approval %s: %w", p.ID, err)
+			}
+			continue
+		}
+		waiting = append(waiting, p)
+	}
+	m.mu.Lock()
+	for _, p := range waiting {
 		m.recovered[p.ID] = p
 	}
 	m.mu.Unlock()
-	for _, p := range live {
+	for _, p := range waiting {
+		if p.Expires.IsZero() {
+			continue
+		}
 		id, wait := p.ID, p.Expires.Sub(m.opts.Now())
 		time.AfterFunc(wait, func() { m.expireRecovered(id) })
 	}
@@ -288,4 +304,7 @@ func (m *Manager) tellExpired(ctx context.Context, p Pending) {
 		_ = pl.Edit(ctx, p.Key, env.StatusRef, Out{Kind: OutStatus, Text: "⏹ Stopped: the approval expired", Final: true})
 	}
 	_, _ = pl.Post(ctx, p.Key, Out{Kind: OutNotice, Text: fmt.Sprintf("⚠️ The approval for `%s` expired, so I stopped that request. Ask again if you still need it.", p.Tool)})
+	if err := m.store.DeletePending(ctx, p.ID); err != nil {
+		m.lg.Warn("delete expired approval", "approval", p.ID, "err", err)
+	}
 }

@@ -477,3 +477,43 @@ func TestToolSettings(t *testing.T) {
 		t.Error("a channel setting leaked to another channel")
 	}
 }
+
+func TestApprovalExpiredAcrossRestart(t *testing.T) {
+	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	h := newHarness(t, func(o *session.Options) { o.Now = clock; o.ApprovalTimeout = 10 * time.Minute })
+	k := key("exp")
+	h.model.Push(tools(tc("c1", "Shell", `{"cmd":"deploy"}`)))
+	h.send(k, "U1", "deploy", "E1")
+	a := h.plat.waitApproval(t)
+	h.stop()
+	mu.Lock()
+	now = now.Add(time.Hour) // the bot was down past the deadline
+	mu.Unlock()
+	h.start()
+	var notice, resolved bool
+	for _, e := range h.plat.events(k) {
+		if e.Op == "resolve" && e.Outc.Expired && e.Appr.ID == a.ID {
+			resolved = true
+		}
+		if e.Op == "post" && e.Out.Kind == session.OutNotice && strings.Contains(e.Out.Text, "expired") {
+			notice = true
+		}
+	}
+	if !resolved || !notice {
+		t.Errorf("after restart: resolved=%v notice=%v, want both", resolved, notice)
+	}
+	if err := h.m.Decide(context.Background(), a.ID, "U1", false, executor.Decision{Approved: true}); err == nil {
+		t.Error("a click on an expired approval was accepted")
+	}
+	if len(h.ran) != 0 {
+		t.Error("the tool ran")
+	}
+	// Reported once: the next start does not tell the thread again.
+	h.stop()
+	h.start()
+	if n := len(h.plat.events(k)); n != 0 {
+		t.Errorf("second restart posted %d events", n)
+	}
+}

@@ -114,8 +114,11 @@ type Store interface {
 	GetPending(ctx context.Context, id string) (Pending, error)
 	// DecidePending closes a pending approval once (ErrAlreadyDecided).
 	DecidePending(ctx context.Context, id, status, by, reason string) (Pending, error)
-	// RecoverPending returns approvals still open: live ones and expired
-	// ones (marked expired by the call).
+	// DeletePending removes a stored approval.
+	DeletePending(ctx context.Context, id string) error
+	// RecoverPending returns the approvals whose turns were not stored:
+	// live ones (still open, or decided just before the process stopped)
+	// and expired ones (marked expired by the call).
 	RecoverPending(ctx context.Context, now time.Time) (live, expired []Pending, err error)
 	// ToolSettings returns the settings that apply to a channel, global
 	// first, then workspace, then channel.
