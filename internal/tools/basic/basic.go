@@ -2,6 +2,7 @@ package basic
 
 import (
 	_ "embed"
+	"fmt"
 	"strings"
 	"time"
 
@@ -26,6 +27,16 @@ type Options struct {
 	DefaultZone string
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
+}
+
+// Validate reports a DefaultZone that is not a known IANA time zone.
+// Group accepts it anyway; the time tool then explains the problem on
+// calls that name no zone.
+func (o Options) Validate() error {
+	if _, err := loadZone(o.DefaultZone); err != nil {
+		return fmt.Errorf("basic: default time zone: %w", err)
+	}
+	return nil
 }
 
 // Group returns the basic group with the time and calculate tools, both

@@ -122,6 +122,12 @@ func TestGroup(t *testing.T) {
 	if got, want := strings.Join(names, ","), "time,calculate"; got != want {
 		t.Errorf("tools = %s, want %s", got, want)
 	}
+	if err := (Options{DefaultZone: "Europe/Paris"}).Validate(); err != nil {
+		t.Errorf("Validate(Europe/Paris) = %v", err)
+	}
+	if err := (Options{DefaultZone: "Mars/Base"}).Validate(); err == nil {
+		t.Error("Validate(Mars/Base): no error")
+	}
 	if g.Rules == "" {
 		t.Error("the group has no rules prompt")
 	}

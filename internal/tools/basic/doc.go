@@ -7,6 +7,6 @@
 //     restricted to numbers, arithmetic operators and a fixed set of math
 //     functions and constants.
 //
-// Among threadbot packages it imports only core/executor (and core/vars
-// through the group type); never an adapter, storage or config.
+// Among threadbot packages it imports only core/executor; never an
+// adapter, storage or config.
 package basic

@@ -14,6 +14,6 @@
 // Search talks only to the provider an admin configured, with an ordinary
 // client.
 //
-// Among threadbot packages it imports only core/executor (and core/vars
-// through the group type); never an adapter, storage or config.
+// Among threadbot packages it imports only core/executor; never an
+// adapter, storage or config.
 package web

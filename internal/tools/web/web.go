@@ -169,7 +169,11 @@ func newTools(opts Options) *tools {
 		client:    g.client(opts.MaxRedirects),
 		converter: newMarkdown(),
 	}
-	w.searcher, _ = newSearcher(opts.Search, &http.Client{Timeout: opts.Timeout})
+	s, err := newSearcher(opts.Search, &http.Client{Timeout: opts.Timeout})
+	if err != nil {
+		lg.Warn("web: no search tool", "err", err)
+	}
+	w.searcher = s
 	return w
 }
 
