@@ -176,8 +176,10 @@ func describeJSONError(b []byte, err error) error {
 	if off < 0 || off > int64(len(b)) {
 		return fmt.Errorf("invalid JSON: %v", err)
 	}
-	line := 1 + bytes.Count(b[:off], []byte("\n"))
-	col := off - int64(bytes.LastIndexByte(b[:off], '\n'))
+	// The offset is just past the offending character.
+	pos := max(off-1, 0)
+	line := 1 + bytes.Count(b[:pos], []byte("\n"))
+	col := pos - int64(bytes.LastIndexByte(b[:pos], '\n'))
 	return fmt.Errorf("invalid JSON at line %d, column %d: %v", line, col, err)
 }
 

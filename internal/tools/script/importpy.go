@@ -1,6 +1,7 @@
 package script
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	_ "embed"
@@ -195,10 +196,12 @@ func toolSpec(f pyFunc, module string) (ToolSpec, error) {
 	if desc == "" {
 		desc = fmt.Sprintf("Call %s from %s.py.", f.Signature, module)
 	}
-	props := map[string]any{}
-	order := make([]string, 0, len(f.Params))
+	// Properties keep the signature's order, which reads better for the
+	// model than sorted keys.
+	var props bytes.Buffer
+	props.WriteByte('{')
 	var required []string
-	for _, p := range f.Params {
+	for i, p := range f.Params {
 		s := p.Schema
 		if s == nil {
 			s = map[string]any{}
@@ -209,20 +212,28 @@ func toolSpec(f pyFunc, module string) (ToolSpec, error) {
 		if p.Default != nil {
 			s["default"] = p.Default
 		}
-		props[p.Name] = s
-		order = append(order, p.Name)
+		name, _ := json.Marshal(p.Name)
+		schema, err := json.Marshal(s)
+		if err != nil {
+			return ToolSpec{}, fmt.Errorf("function %s: parameter %s: %v", f.Name, p.Name, err)
+		}
+		if i > 0 {
+			props.WriteByte(',')
+		}
+		props.Write(name)
+		props.WriteByte(':')
+		props.Write(schema)
 		if p.Required {
 			required = append(required, p.Name)
 		}
 	}
-	params := map[string]any{
-		"type":                 "object",
-		"properties":           props,
-		"additionalProperties": f.ExtraArgs,
-	}
-	if len(required) > 0 {
-		params["required"] = required
-	}
+	props.WriteString("}")
+	params := struct {
+		Type                 string          `json:"type"`
+		Properties           json.RawMessage `json:"properties"`
+		Required             []string        `json:"required,omitempty"`
+		AdditionalProperties bool            `json:"additionalProperties"`
+	}{"object", props.Bytes(), required, f.ExtraArgs}
 	raw, err := json.Marshal(params)
 	if err != nil {
 		return ToolSpec{}, fmt.Errorf("function %s: %v", f.Name, err)
