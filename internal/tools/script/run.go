@@ -109,7 +109,7 @@ func (c *command) run(ctx context.Context, call executor.Call, args map[string]a
 	if errText != "" {
 		data = renderData(data) + section("stderr", errText)
 	}
-	if s, ok := data.(string); ok && strings.TrimSpace(s) == "" {
+	if s, ok := data.(string); data == nil || ok && strings.TrimSpace(s) == "" {
 		data = "(no output)"
 	}
 	return executor.Output{Data: data, Title: title}, nil

@@ -48,7 +48,8 @@ func resolveBwrap(mode string, lookPath func(string) (string, error)) (string, e
 
 // bwrapArgs returns the arguments that make bwrap run argv inside a sandbox
 // in which only dir (bound at its own path, and the working directory) is
-// writable: the read-only host paths, a fresh /proc, /dev and /tmp, new PID,
+// writable and no other session's directory (dir's siblings) is visible:
+// the read-only host paths, a fresh /proc, /dev and /tmp, new PID,
 // IPC, UTS and cgroup namespaces, no network unless network is set, and a
 // new session (no terminal injection). --die-with-parent ends the sandbox
 // when bwrap is killed; since the command is PID 1's child in its own PID
@@ -89,6 +90,13 @@ func bwrapArgs(dir string, readOnly []string, network bool, argv []string) []str
 		"--dev", "/dev",
 		"--tmpfs", "/tmp",
 		"--tmpfs", "/var/tmp",
+	)
+	// The parent is the workspace root, which holds the other sessions'
+	// directories: hide them, in case a read-only path contains it.
+	if parent := filepath.Dir(dir); parent != "/" && parent != "/tmp" {
+		args = append(args, "--tmpfs", parent)
+	}
+	args = append(args,
 		"--bind", dir, dir,
 		"--chdir", dir,
 		"--",

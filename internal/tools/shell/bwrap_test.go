@@ -157,6 +157,10 @@ func TestBwrapArgs(t *testing.T) {
 	if strings.Contains(args, "nonexistent") {
 		t.Errorf("bwrap arguments bind a missing path:\n%s", args)
 	}
+	// Other sessions (the session's siblings) are hidden under a tmpfs.
+	if !strings.Contains(args, "--tmpfs /srv/ws --bind /srv/ws/s1") {
+		t.Errorf("bwrap arguments do not hide the other sessions:\n%s", args)
+	}
 	// The session directory is bound after /tmp, so a session under /tmp
 	// stays visible.
 	if strings.Index(args, "--tmpfs /tmp") > strings.Index(args, "--bind /srv") {

@@ -31,7 +31,7 @@ func TestMatch(t *testing.T) {
 }
 
 func TestDenied(t *testing.T) {
-	deny := []string{"git push *", "rm -rf /*", "curl *", "shutdown"}
+	deny := []string{"git push *", "rm -rf /*", "curl *", "shutdown", "sudo *"}
 	tests := []struct {
 		command string
 		want    string // "" for allowed
@@ -51,6 +51,7 @@ func TestDenied(t *testing.T) {
 		{"! git push", "git push *"},
 		{"X=1 Y=2 git push", "git push *"},
 		{"sudo -E git push", "git push *"},
+		{"apt update && sudo apt install x", "sudo *"},
 		{"env -i HOME=/ git push", "git push *"},
 		{"nohup git push", "git push *"},
 		{"/usr/bin/git push", "git push *"},
