@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
-	"os/exec"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -13,33 +14,80 @@ import (
 	"github.com/threadbot/threadbot/internal/core/executor"
 )
 
-// client is one connected server. Its session is safe for concurrent
-// calls, so every executor shares it.
+// restartBackoff is how long after a failed restart the next call fails
+// fast instead of trying again.
+const restartBackoff = 30 * time.Second
+
+// client is one configured server. Its connection is safe for concurrent
+// calls, so every executor shares it; a server that died is started again
+// by the next call.
 type client struct {
-	srv     Server
-	lg      *slog.Logger
-	redact  *redactor
-	session *sdk.ClientSession
-	cmd     *exec.Cmd // nil unless stdio
-	closed  atomic.Bool
+	srv    Server
+	lg     *slog.Logger
+	redact *redactor
+	closed atomic.Bool
+	// life ends when the client is closed; it cancels a restart under way.
+	life   context.Context
+	cancel context.CancelFunc
+
+	mu          sync.Mutex
+	conn        *conn
+	lastStart   time.Time
+	lastFailure error // of the last restart, nil if it worked
+}
+
+func newClient(lg *slog.Logger, s Server) *client {
+	life, cancel := context.WithCancel(context.Background())
+	return &client{srv: s, lg: lg, redact: newRedactor(s.secrets()), life: life, cancel: cancel}
+}
+
+// current returns the live connection, restarting a server that died.
+func (c *client) current(ctx context.Context, tool string) (*conn, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed.Load() {
+		return nil, c.closedError(tool)
+	}
+	if !c.conn.dead() {
+		return c.conn, nil
+	}
+	name := c.srv.Name
+	if c.lastFailure != nil && time.Since(c.lastStart) < restartBackoff {
+		return nil, fmt.Errorf("the MCP server %s stopped and could not be restarted (%w); tell the user its tools are unavailable for now", name, c.lastFailure)
+	}
+	_ = c.conn.stop(time.Second)
+	ctx, cancel := context.WithTimeoutCause(ctx, StartTimeout, fmt.Errorf("no answer within %s", StartTimeout))
+	defer cancel()
+	defer context.AfterFunc(c.life, cancel)()
+	start := time.Now()
+	cn, err := dial(ctx, c.lg, c.srv, c.redact)
+	c.lastStart, c.lastFailure = start, err
+	if err != nil {
+		c.lg.Warn("mcp server restart failed", "err", err)
+		return nil, fmt.Errorf("the MCP server %s stopped and could not be restarted (%w); tell the user its tools are unavailable for now", name, err)
+	}
+	c.lg.Info("mcp server restarted", "dur", time.Since(start))
+	c.conn = cn
+	return cn, nil
 }
 
 // call runs one tool call with the server's timeout. A result flagged
 // isError is returned as an error whose text is the tool's own message.
 func (c *client) call(ctx context.Context, tool, orig string, args map[string]any) (executor.Output, error) {
-	name := c.srv.Name
-	if c.closed.Load() {
-		return executor.Output{}, fmt.Errorf("%w: the MCP server %s was shut down, so %s cannot run; do not retry", ErrClosed, name, tool)
+	cn, err := c.current(ctx, tool)
+	if err != nil {
+		return executor.Output{}, err
 	}
+	name := c.srv.Name
 	d := c.srv.timeout()
 	ctx, cancel := context.WithTimeoutCause(ctx, d,
 		fmt.Errorf("%w: the MCP server %s did not answer within %s; try a smaller request, or tell the user the server is slow", ErrTimeout, name, d))
 	defer cancel()
 	start := time.Now()
-	res, err := c.session.CallTool(ctx, &sdk.CallToolParams{Name: orig, Arguments: args})
+	res, err := cn.session.CallTool(ctx, &sdk.CallToolParams{Name: orig, Arguments: args})
 	lg := c.lg.With("tool", tool, "dur", time.Since(start))
 	if err != nil {
-		err = c.callError(ctx, tool, err)
+		err = c.callError(ctx, cn, tool, err)
 		lg.Info("mcp call failed", "err", err)
 		return executor.Output{}, err
 	}
@@ -58,7 +106,7 @@ func (c *client) call(ctx context.Context, tool, orig string, args map[string]an
 
 // callError turns a protocol-level failure into a message the model can
 // act on.
-func (c *client) callError(ctx context.Context, tool string, err error) error {
+func (c *client) callError(ctx context.Context, cn *conn, tool string, err error) error {
 	name := c.srv.Name
 	switch {
 	case errors.Is(context.Cause(ctx), ErrTimeout):
@@ -66,39 +114,30 @@ func (c *client) callError(ctx context.Context, tool string, err error) error {
 	case ctx.Err() != nil:
 		return fmt.Errorf("call stopped: %w", context.Cause(ctx))
 	case c.closed.Load():
-		return fmt.Errorf("%w: the MCP server %s was shut down, so %s cannot run; do not retry", ErrClosed, name, tool)
-	case errors.Is(err, sdk.ErrConnectionClosed):
-		return c.redact.err(fmt.Errorf("the MCP server %s is no longer running (%w); its tools are unavailable until an admin restarts the bot, so do not retry", name, err))
+		return c.closedError(tool)
+	case errors.Is(err, sdk.ErrConnectionClosed), errors.Is(err, sdk.ErrSessionMissing),
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), cn.dead():
+		cn.markDead()
+		return c.redact.err(fmt.Errorf("the MCP server %s stopped during the call (%w); it starts again on the next call, "+
+			"but whether this call took effect is unknown, so check before repeating it", name, err))
 	}
 	return c.redact.err(fmt.Errorf("the MCP server %s refused the call: %w", name, err))
 }
 
-// close ends the session; a stdio server that has not exited after grace
-// is killed with its process group.
+func (c *client) closedError(tool string) error {
+	return fmt.Errorf("%w: the MCP server %s was shut down, so %s cannot run; do not retry", ErrClosed, c.srv.Name, tool)
+}
+
+// close stops the server for good: later calls return ErrClosed.
 func (c *client) close(grace time.Duration) error {
 	if !c.closed.CompareAndSwap(false, true) {
 		return nil
 	}
-	done := make(chan error, 1)
-	go func() { done <- c.session.Close() }()
-	var err error
-	select {
-	case err = <-done:
-	case <-time.After(grace):
-		killGroup(c.cmd)
-		select {
-		case err = <-done:
-		case <-time.After(grace):
-			err = errors.New("the server did not stop")
-		}
-	}
-	// Helpers the server started may outlive it; they go too.
-	killGroup(c.cmd)
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		err = nil
-	}
-	if err != nil {
+	c.cancel()
+	c.mu.Lock()
+	cn := c.conn
+	c.mu.Unlock()
+	if err := cn.stop(grace); err != nil {
 		err = c.redact.err(fmt.Errorf("stop mcp server %q: %w", c.srv.Name, err))
 		c.lg.Warn("mcp server stop", "err", err)
 		return err

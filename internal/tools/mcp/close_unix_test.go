@@ -4,6 +4,7 @@ package mcp
 
 import (
 	"errors"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -62,5 +63,34 @@ func TestCloseKillsStdioServer(t *testing.T) {
 				t.Errorf("call after Close: %s %q, want ERROR saying the server was shut down", r.Status, r.Text)
 			}
 		})
+	}
+}
+
+func TestFailedRestartBacksOff(t *testing.T) {
+	// The wrapper runs the server the first time only; later starts fail.
+	flag := filepath.Join(t.TempDir(), "started")
+	script := `if [ -e "$FLAG" ]; then echo "refusing to start twice" >&2; exit 1; fi; touch "$FLAG"; exec "$BIN"`
+	groups, _, errs := connectAll(t, Server{
+		Name:    "echoserver",
+		Command: []string{"/bin/sh", "-c", script},
+		Env:     map[string]string{"FLAG": flag, "BIN": echoBin},
+		Policy:  executor.Permission{Execution: executor.Auto},
+	})
+	if len(errs) > 0 {
+		t.Fatalf("errs = %v", errs)
+	}
+	x, _ := newExecutor(t, groups...)
+	execute(t, x, "echoserver_crash", nil)
+	r := execute(t, x, "echoserver_echo", map[string]any{"text": "hi"})
+	if r.Status != executor.StatusError || !strings.Contains(r.Text, "could not be restarted") || !strings.Contains(r.Text, "refusing to start twice") {
+		t.Fatalf("after a crash with a failing restart: got %s %q", r.Status, r.Text)
+	}
+	start := time.Now()
+	r = execute(t, x, "echoserver_echo", map[string]any{"text": "hi"})
+	if r.Status != executor.StatusError || !strings.Contains(r.Text, "could not be restarted") {
+		t.Errorf("second call: got %s %q", r.Status, r.Text)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("second call took %s; it should fail fast during the back-off", d)
 	}
 }

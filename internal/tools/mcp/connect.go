@@ -82,44 +82,20 @@ func connect(ctx context.Context, lg *slog.Logger, s Server) (*client, []*sdk.To
 	ctx, cancel := context.WithTimeoutCause(ctx, StartTimeout,
 		fmt.Errorf("no answer within %s", StartTimeout))
 	defer cancel()
-	c := &client{srv: s, lg: lg, redact: newRedactor(s.secrets())}
-	var stderr *stderrLog
-	var t sdk.Transport
-	switch {
-	case s.transport != nil:
-		t = s.transport
-	case len(s.Command) > 0:
-		stderr = &stderrLog{lg: lg, redact: c.redact}
-		c.cmd = command(s, stderr)
-		t = &sdk.CommandTransport{Command: c.cmd, TerminateDuration: stopGrace}
-	default:
-		t = httpTransport(s)
+	c := newClient(lg, s)
+	cn, err := dial(ctx, lg, s, c.redact)
+	if err != nil {
+		c.cancel()
+		return nil, nil, fmt.Errorf("start: %w", err)
 	}
-	fail := func(op string, err error) (*client, []*sdk.Tool, error) {
-		killGroup(c.cmd)
+	c.conn = cn
+	tools, err := listTools(ctx, cn.session)
+	if err != nil {
+		_ = c.close(stopGrace)
 		if ctx.Err() != nil {
 			err = fmt.Errorf("%w (%v)", context.Cause(ctx), err)
 		}
-		err = fmt.Errorf("%s: %w", op, err)
-		if stderr != nil {
-			if tail := stderr.String(); tail != "" {
-				err = fmt.Errorf("%w; stderr: %s", err, tail)
-			}
-		}
-		return nil, nil, c.redact.err(err)
-	}
-	cl := sdk.NewClient(&sdk.Implementation{Name: "threadbot", Version: version()},
-		// No roots, sampling or elicitation: the bot offers servers nothing.
-		&sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}})
-	session, err := cl.Connect(ctx, t, nil)
-	if err != nil {
-		return fail("start", err)
-	}
-	c.session = session
-	tools, err := listTools(ctx, session)
-	if err != nil {
-		_ = session.Close()
-		return fail("list tools", err)
+		return nil, nil, c.redact.err(fmt.Errorf("list tools: %w", err))
 	}
 	return c, tools, nil
 }

@@ -6,8 +6,10 @@
 // A stdio server starts with a minimal environment (PATH, HOME, locale and
 // the like) plus the variables configured for it, so the bot's own secrets
 // never reach it; it runs in its own process group, which Clients.Close
-// kills. An MCP server is arbitrary code, so its tools default to
-// ask-always unless the configuration gives the server another policy.
+// kills. A server that dies is started again by the next call to one of its
+// tools (after a failed restart, calls fail fast for 30 seconds). An MCP
+// server is arbitrary code, so its tools default to ask-always unless the
+// configuration gives the server another policy.
 // Header and environment values never appear in logs or errors.
 //
 // Among threadbot packages it imports only core/executor; never an adapter,

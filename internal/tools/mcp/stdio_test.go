@@ -17,10 +17,10 @@ func TestStdioServer(t *testing.T) {
 	if len(groups) != 1 || groups[0].Name != "echoserver" {
 		t.Fatalf("groups = %v, want one named echoserver", groups)
 	}
-	// The server pages its list two tools at a time: all five must arrive.
+	// The server pages its list two tools at a time: all six must arrive.
 	got := toolNames(groups[0])
 	slices.Sort(got)
-	want := []string{"echoserver_add", "echoserver_echo", "echoserver_env", "echoserver_fail", "echoserver_pid"}
+	want := []string{"echoserver_add", "echoserver_crash", "echoserver_echo", "echoserver_env", "echoserver_fail", "echoserver_pid"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("tools = %v, want %v", got, want)
 	}
@@ -173,4 +173,25 @@ func TestConfigErrors(t *testing.T) {
 			t.Errorf("groups = %d, errs = %v; want one group and one ErrConfig", len(groups), errs)
 		}
 	})
+}
+
+func TestRestartAfterCrash(t *testing.T) {
+	groups, _, errs := connectAll(t, Server{Name: "echoserver", Command: []string{echoBin},
+		Policy: executor.Permission{Execution: executor.Auto}})
+	if len(errs) > 0 {
+		t.Fatalf("errs = %v", errs)
+	}
+	x, _ := newExecutor(t, groups...)
+	pid1 := execute(t, x, "echoserver_pid", nil).Text
+	r := execute(t, x, "echoserver_crash", nil)
+	if r.Status != executor.StatusError || !strings.Contains(r.Text, "stopped during the call") {
+		t.Fatalf("crash: got %s %q, want ERROR saying the server stopped during the call", r.Status, r.Text)
+	}
+	r = execute(t, x, "echoserver_pid", nil)
+	if r.Status != executor.StatusSuccess || r.Text == pid1 {
+		t.Errorf("after the crash: got %s %q, want a new server (old pid %s)", r.Status, r.Text, pid1)
+	}
+	if r := execute(t, x, "echoserver_echo", map[string]any{"text": "back"}); r.Text != "back" {
+		t.Errorf("echo after restart: %s %q", r.Status, r.Text)
+	}
 }

@@ -1,6 +1,7 @@
 // Command echoserver is a tiny stdio MCP server for the mcp package's
 // tests. Its tools: echo (returns text), add (adds two numbers), fail (an
-// isError result), pid (its process id) and env (its environment).
+// isError result), pid (its process id), env (its environment) and crash
+// (exits mid-call).
 //
 // With -stubborn it ignores SIGTERM and keeps running after its stdin
 // closes, so the tests can check that Close kills it.
@@ -65,6 +66,12 @@ func main() {
 			env := os.Environ()
 			slices.Sort(env)
 			return text(strings.Join(env, "\n")), nil, nil
+		})
+
+	mcp.AddTool(s, &mcp.Tool{Name: "crash", Description: "Exit without answering."},
+		func(_ context.Context, _ *mcp.CallToolRequest, _ noArgs) (*mcp.CallToolResult, any, error) {
+			os.Exit(2)
+			return nil, nil, nil
 		})
 
 	if *stubborn {
