@@ -71,7 +71,7 @@ func runGlob(ctx context.Context, call executor.Call, args map[string]any, o Opt
 	sortNewest(files)
 	var b strings.Builder
 	if len(files) == 0 {
-		fmt.Fprintf(&b, "No files match %q in %s.", pattern, t.Show)
+		fmt.Fprintf(&b, "No files match %q in %s.", pattern, t.where())
 	}
 	for i, f := range files {
 		if i == o.MaxResults {

@@ -161,7 +161,7 @@ func (s *grepper) output(pattern string, t target) executor.Output {
 	sortNewest(order)
 	var b strings.Builder
 	if s.total == 0 {
-		fmt.Fprintf(&b, "No matches for %q in %s.\n", pattern, t.Show)
+		fmt.Fprintf(&b, "No matches for %q in %s.\n", pattern, t.where())
 	} else {
 		fmt.Fprintf(&b, "%s in %s (newest file first):\n", plural(s.total, "match"), plural(len(s.files), "file"))
 	}

@@ -43,7 +43,9 @@ import (
 //     (context-aware, which ignores them, covers blocks that are mostly
 //     blank).
 //   - Block-anchor and context-aware need three lines after a trailing
-//     empty line is dropped, so "a\nb\n" cannot anchor on a and b alone.
+//     empty line is dropped, so "a\nb\n" cannot anchor on a and b alone,
+//     and their anchors must not be blank: a blank line matches any blank
+//     line, which would let a block stretch to the next one.
 //   - When escape-normalised matched by unescaping old_string, new_string
 //     is unescaped the same way: a model that double-escaped one string
 //     double-escaped both.
@@ -160,8 +162,8 @@ func lineTrimmedCands(m *matcher) []string {
 	return out
 }
 
-// 3. block-anchor: at least three lines; the first and last (trimmed) are
-// anchors that must match, and the middle lines are scored by
+// 3. block-anchor: at least three lines; the first and last (trimmed, not
+// blank) are anchors that must match, and the middle lines are scored by
 // 1 - levenshtein/maxLen.
 func blockAnchorCands(m *matcher) []string {
 	sl := searchLines(m.find)
@@ -169,6 +171,9 @@ func blockAnchorCands(m *matcher) []string {
 		return nil
 	}
 	first, last := strings.TrimSpace(sl[0]), strings.TrimSpace(sl[len(sl)-1])
+	if first == "" || last == "" {
+		return nil
+	}
 	type cand struct {
 		i, j int
 		sim  float64
@@ -418,8 +423,8 @@ func trimmedBoundaryCands(m *matcher) []string {
 	return out
 }
 
-// 8. context-aware: at least three lines; first and last lines (trimmed) as
-// anchors, the same number of lines, and at least half of the non-blank
+// 8. context-aware: at least three lines; first and last lines (trimmed, not
+// blank) as anchors, the same number of lines, and at least half of the non-blank
 // middle lines equal when trimmed.
 func contextAwareCands(m *matcher) []string {
 	sl := searchLines(m.find)
@@ -427,6 +432,9 @@ func contextAwareCands(m *matcher) []string {
 		return nil
 	}
 	first, last := strings.TrimSpace(sl[0]), strings.TrimSpace(sl[len(sl)-1])
+	if first == "" || last == "" {
+		return nil
+	}
 	var out []string
 	for i, l := range m.trimmed {
 		if l != first {

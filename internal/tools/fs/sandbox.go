@@ -221,6 +221,14 @@ func (t target) show(rel string) string {
 	return filepath.Join(t.Path, filepath.FromSlash(rel))
 }
 
+// where names t in a sentence.
+func (t target) where() string {
+	if t.Inside && t.Show == "." {
+		return "the sandbox"
+	}
+	return t.Show
+}
+
 // root opens an os.Root through which t is used and returns the name of t
 // inside it. Inside targets get a root of the sandbox; outside targets a
 // root of their parent directory, or, with dir set, of t itself (the name
