@@ -18,7 +18,7 @@ func numberedFile(n int) string {
 
 func TestRead(t *testing.T) {
 	long := strings.Repeat("x", 2500)
-	huge := strings.Repeat("é", 10000) // beyond what a line keeps in memory
+	huge := strings.Repeat("é", 10000)                                                                 // beyond what a line keeps in memory
 	split := strings.Repeat(strings.Repeat("a", 99)+"\n", 81) + strings.Repeat("a", 91) + "é and more" // é spans bytes 8191-8192
 	tests := []struct {
 		name    string

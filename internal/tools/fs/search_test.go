@@ -37,7 +37,6 @@ func tree(e *env) {
 	}
 }
 
-
 func TestGlob(t *testing.T) {
 	tests := []struct {
 		name string
