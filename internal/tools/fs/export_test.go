@@ -10,3 +10,10 @@ func SetBeforeOpen(f func(path string)) (restore func()) {
 
 // Levenshtein exports levenshtein for tests.
 var Levenshtein = levenshtein
+
+// Replace exports replace for benchmarks: the new content and the name of
+// the replacer that matched.
+func Replace(content, old, new string, all bool) (string, string, error) {
+	r, err := replace(content, old, new, all)
+	return r.content, r.replacer, err
+}

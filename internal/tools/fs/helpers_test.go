@@ -44,14 +44,14 @@ func (a *approver) permissions() []executor.ApprovalRequest {
 // env is an executor with the fs group over a sandbox in a temporary
 // directory.
 type env struct {
-	t       *testing.T
+	t       testing.TB
 	x       *executor.Executor
 	ap      *approver
 	base    string // the temporary directory holding the sandbox
 	sandbox string
 }
 
-func newEnv(t *testing.T, opts fs.Options, approveOutside bool) *env {
+func newEnv(t testing.TB, opts fs.Options, approveOutside bool) *env {
 	t.Helper()
 	base := t.TempDir()
 	// Resolve the temporary directory itself (it may sit under a link).
@@ -110,7 +110,7 @@ func mustFail(t *testing.T, r executor.Result, want string) {
 	}
 }
 
-type testWriter struct{ t *testing.T }
+type testWriter struct{ t testing.TB }
 
 func (w testWriter) Write(p []byte) (int, error) {
 	w.t.Log(strings.TrimSpace(string(p)))

@@ -18,8 +18,10 @@ func numberedFile(n int) string {
 
 func TestRead(t *testing.T) {
 	long := strings.Repeat("x", 2500)
-	huge := strings.Repeat("é", 10000)                                                                 // beyond what a line keeps in memory
-	split := strings.Repeat(strings.Repeat("a", 99)+"\n", 81) + strings.Repeat("a", 91) + "é and more" // é spans bytes 8191-8192
+	// huge is longer than what a line keeps in memory.
+	huge := strings.Repeat("é", 10000)
+	// In split, é spans bytes 8191-8192, across the end of the sniffed head.
+	split := strings.Repeat(strings.Repeat("a", 99)+"\n", 81) + strings.Repeat("a", 91) + "é and more"
 	tests := []struct {
 		name    string
 		opts    fs.Options
