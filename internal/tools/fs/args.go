@@ -61,3 +61,12 @@ func flag(args map[string]any, key string) bool {
 	b, _ := args[key].(bool)
 	return b
 }
+
+// dirArg returns the path argument of a search tool; absent or empty means
+// the sandbox.
+func dirArg(args map[string]any) string {
+	if p := str(args, "path", ""); p != "" {
+		return p
+	}
+	return "."
+}

@@ -17,3 +17,11 @@ func Replace(content, old, new string, all bool) (string, string, error) {
 	r, err := replace(content, old, new, all)
 	return r.content, r.replacer, err
 }
+
+// SetCountLimit sets the largest file whose lines read counts and returns
+// a function that restores it.
+func SetCountLimit(n int64) (restore func()) {
+	old := countLimit
+	countLimit = n
+	return func() { countLimit = old }
+}

@@ -42,7 +42,7 @@ func runGlob(ctx context.Context, call executor.Call, args map[string]any, o Opt
 	if err := checkGlob(pattern); err != nil {
 		return executor.Output{}, err
 	}
-	t, err := resolve(ctx, call, "glob", str(args, "path", "."))
+	t, err := resolve(ctx, call, "glob", dirArg(args))
 	if err != nil {
 		return executor.Output{}, err
 	}

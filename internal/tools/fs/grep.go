@@ -63,7 +63,7 @@ func runGrep(ctx context.Context, call executor.Call, args map[string]any, o Opt
 			return executor.Output{}, err
 		}
 	}
-	t, err := resolve(ctx, call, "grep", str(args, "path", "."))
+	t, err := resolve(ctx, call, "grep", dirArg(args))
 	if err != nil {
 		return executor.Output{}, err
 	}

@@ -34,7 +34,7 @@ func listTool(o Options) *executor.Tool {
 
 func runList(ctx context.Context, call executor.Call, args map[string]any, o Options) (executor.Output, error) {
 	depth := min(max(num(args, "depth", 1), 1), maxListDepth)
-	t, err := resolve(ctx, call, "list", str(args, "path", "."))
+	t, err := resolve(ctx, call, "list", dirArg(args))
 	if err != nil {
 		return executor.Output{}, err
 	}

@@ -69,25 +69,34 @@ func runRead(ctx context.Context, call executor.Call, args map[string]any, o Opt
 	if fi.IsDir() {
 		return executor.Output{}, fmt.Errorf("%s is a directory; use list to see its entries", t.Show)
 	}
+	if !fi.Mode().IsRegular() {
+		return executor.Output{}, fmt.Errorf("%s is not a regular file (%s); read shows only text files", t.Show, fi.Mode().Type())
+	}
 	br := bufio.NewReaderSize(f, 64<<10)
 	head, _ := br.Peek(sniffLen)
 	if bin, kind := binaryKind(head, len(head) < sniffLen); bin {
 		return executor.Output{}, fmt.Errorf("%s is a binary file (%s, %s); read shows only text files", t.Show, kind, humanSize(fi.Size()))
 	}
-	text, err := numberLines(br, offset, limit, o)
+	text, err := numberLines(br, offset, limit, o, fi.Size() <= countLimit)
 	if err != nil {
 		return executor.Output{}, t.explain("read", err)
 	}
-	if text.total == 0 {
+	if text.total == 0 && fi.Size() == 0 {
 		return executor.Output{Data: fmt.Sprintf("(%s is empty.)", t.Show), Title: "Read " + t.Show}, nil
 	}
-	if offset > text.total {
+	if text.total >= 0 && offset > text.total {
 		return executor.Output{}, fmt.Errorf("offset %d is past the end of %s, which has %s", offset, t.Show, plural(text.total, "line"))
 	}
 	last := offset + text.shown - 1
 	var b strings.Builder
 	b.WriteString(text.body)
 	switch {
+	case text.total < 0:
+		if text.shown == 0 {
+			return executor.Output{}, fmt.Errorf("offset %d is past the end of %s", offset, t.Show)
+		}
+		fmt.Fprintf(&b, "\n(Lines %d-%d shown of a %s file whose lines were not counted. Use offset=%d to read more.)", offset, last, humanSize(fi.Size()), last+1)
+		return executor.Output{Data: b.String(), Title: fmt.Sprintf("Read %s (lines %d-%d)", t.Show, offset, last)}, nil
 	case text.capped:
 		fmt.Fprintf(&b, "\n(Output capped at %d KB: lines %d-%d of %d shown. Use offset=%d to continue.)", o.ReadMaxBytes>>10, offset, last, text.total, last+1)
 	case last < text.total:
@@ -106,17 +115,21 @@ func openFile(r *os.Root, name string) (*os.File, error) {
 	return r.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 }
 
+// countLimit is the largest file whose lines read counts to the end; a
+// variable so that tests can lower it.
+var countLimit int64 = 256 << 20
+
 // numbered is the result of numberLines.
 type numbered struct {
 	body   string
 	shown  int  // lines in body
-	total  int  // lines in the file
+	total  int  // lines in the file; -1 when not counted
 	capped bool // body stopped at the byte cap
 }
 
-// numberLines renders lines offset..offset+limit-1 of br as "%6d\t%s" and
-// counts the file's lines.
-func numberLines(br *bufio.Reader, offset, limit int, o Options) (numbered, error) {
+// numberLines renders lines offset..offset+limit-1 of br as "%6d\t%s" and,
+// with count, counts the file's lines.
+func numberLines(br *bufio.Reader, offset, limit int, o Options, count bool) (numbered, error) {
 	var res numbered
 	var b strings.Builder
 	keep := o.ReadMaxLineChars * utf8.UTFMax
@@ -127,7 +140,8 @@ func numberLines(br *bufio.Reader, offset, limit int, o Options) (numbered, erro
 			return res, err
 		}
 		if line == nil && err == io.EOF {
-			break
+			res.total, res.body = n, b.String()
+			return res, nil
 		}
 		n++
 		if n >= offset {
@@ -149,9 +163,17 @@ func numberLines(br *bufio.Reader, offset, limit int, o Options) (numbered, erro
 			break
 		}
 	}
+	res.body = b.String()
+	if _, err := br.Peek(1); err == io.EOF {
+		res.total = n
+		return res, nil
+	}
+	if !count {
+		res.total = -1
+		return res, nil
+	}
 	rest, err := countRest(br)
 	res.total = n + rest
-	res.body = b.String()
 	return res, err
 }
 

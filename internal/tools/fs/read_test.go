@@ -123,3 +123,21 @@ func TestReadErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestReadLargeFileUncounted(t *testing.T) {
+	defer fs.SetCountLimit(10)()
+	e := newEnv(t, fs.Options{ReadMaxLines: 2}, false)
+	e.file("sandbox/f.txt", numberedFile(10))
+	r := e.run("read", map[string]any{"path": "f.txt", "offset": 3})
+	mustOK(t, r)
+	want := "     3\tline 3\n     4\tline 4\n\n(Lines 3-4 shown of a 71 B file whose lines were not counted. Use offset=5 to read more.)"
+	if r.Text != want {
+		t.Errorf("text = %q, want %q", r.Text, want)
+	}
+	mustFail(t, e.run("read", map[string]any{"path": "f.txt", "offset": 30}), "offset 30 is past the end of f.txt, which has 10 lines")
+}
+
+func TestReadNotRegular(t *testing.T) {
+	e := newEnv(t, fs.Options{}, true)
+	mustFail(t, e.run("read", map[string]any{"path": "/dev/null"}), "/dev/null is not a regular file")
+}
