@@ -65,14 +65,8 @@ func (m *Manager) wait(ctx context.Context, t *turn, req executor.ApprovalReques
 		delete(m.waiters, w.id)
 		m.mu.Unlock()
 	}()
-	ref, err := t.p.PostApproval(t.ctx, s.key, prompt)
-	if err != nil {
-		lg.Error("post approval", "err", err)
-		return executor.Decision{Reason: "the approval request could not be posted"}
-	}
-	m.mu.Lock()
-	w.ref = ref
-	m.mu.Unlock()
+	// Stored before it is shown, so a click (or a crash) right after the
+	// request appears finds it; stored again with the message reference.
 	env := t.env
 	env.Chain = t.lastCP
 	env.Decisions = maps(t.callDecisions)
@@ -84,12 +78,24 @@ func (m *Manager) wait(ctx context.Context, t *turn, req executor.ApprovalReques
 	ups, removed := s.x.Vars().TakeChanges()
 	p := Pending{
 		ID: w.id, Key: s.key, SessionID: s.id, CallID: req.CallID, Tool: req.Tool, Kind: string(req.Kind),
-		ArgsSummary: req.ArgsSummary, Requester: t.env.User, MessageRef: ref, Checkpoint: cp,
+		ArgsSummary: req.ArgsSummary, Requester: t.env.User, Checkpoint: cp,
 		Status: PendingOpen, Created: start, Expires: prompt.Expires,
 	}
 	if err := m.store.SavePending(t.ctx, p, ups, removed); err != nil {
 		// The approval still works in memory; it just would not survive a restart.
 		lg.Error("store pending approval", "err", err)
+	}
+	ref, err := t.p.PostApproval(t.ctx, s.key, prompt)
+	if err != nil {
+		lg.Error("post approval", "err", err)
+		return executor.Decision{Reason: "the approval request could not be posted"}
+	}
+	m.mu.Lock()
+	w.ref = ref
+	m.mu.Unlock()
+	p.MessageRef = ref
+	if err := m.store.SavePending(t.ctx, p, nil, nil); err != nil {
+		lg.Error("store approval message reference", "err", err)
 	}
 	t.pendingIDs = append(t.pendingIDs, w.id)
 
@@ -307,4 +313,24 @@ func (m *Manager) tellExpired(ctx context.Context, p Pending) {
 	if err := m.store.DeletePending(ctx, p.ID); err != nil {
 		m.lg.Warn("delete expired approval", "approval", p.ID, "err", err)
 	}
+}
+
+// Recovered returns the approvals of a platform that wait from before a
+// restart, oldest first, as prompts (for adapters that must ask again, such
+// as the console; chat platforms keep their buttons).
+func (m *Manager) Recovered(platform string) []ApprovalPrompt {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var ps []Pending
+	for _, p := range m.recovered {
+		if p.Key.Platform == platform {
+			ps = append(ps, p)
+		}
+	}
+	slices.SortFunc(ps, func(a, b Pending) int { return a.Created.Compare(b.Created) })
+	out := make([]ApprovalPrompt, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, recoveredWaiter(p).prompt)
+	}
+	return out
 }
