@@ -11,7 +11,12 @@ import (
 	"github.com/threadbot/threadbot/internal/adapters/console"
 	"github.com/threadbot/threadbot/internal/core/executor"
 	"github.com/threadbot/threadbot/internal/tools/basic"
+	"github.com/threadbot/threadbot/internal/tools/chat"
+	"github.com/threadbot/threadbot/internal/tools/fs"
+	"github.com/threadbot/threadbot/internal/tools/mcp"
+	"github.com/threadbot/threadbot/internal/tools/script"
 	"github.com/threadbot/threadbot/internal/tools/shell"
+	"github.com/threadbot/threadbot/internal/tools/web"
 )
 
 // toolGroups holds the built-in and configured tool groups. Groups returns
@@ -58,7 +63,41 @@ func buildTools(ctx context.Context, lg *slog.Logger, cfg config.Config, con *co
 			tg.static = append(tg.static, shell.Group(so))
 		}
 	}
-	_ = ctx
+	tg.static = append(tg.static, fs.Group(fs.Options{}))
+	wo := web.Options{
+		AllowHosts: cfg.Tools.Web.AllowHosts,
+		Timeout:    cfg.Tools.Web.Timeout,
+		MaxBytes:   cfg.Tools.Web.MaxBytes,
+		Search:     web.SearchOptions{Provider: cfg.Tools.Web.Search.Provider, URL: cfg.Tools.Web.Search.URL, APIKey: cfg.Tools.Web.Search.APIKey},
+		Logger:     lg,
+	}
+	if err := wo.Validate(); err != nil {
+		lg.Error("web tools disabled", "err", err)
+	} else {
+		tg.static = append(tg.static, web.Group(wo))
+	}
+	// The chat tools read threads through the adapters; platforms without
+	// a reader (the console) answer that reading is not supported.
+	tg.static = append(tg.static, chat.Group(&chat.Mux{}))
+	if len(cfg.Tools.MCP) > 0 {
+		var servers []mcp.Server
+		for _, s := range cfg.Tools.MCP {
+			servers = append(servers, mcp.Server{Name: s.Name, Command: s.Command, Env: s.Env, URL: s.URL, Headers: s.Headers})
+		}
+		groups, clients, errs := mcp.Connect(ctx, lg, servers)
+		for _, err := range errs {
+			lg.Error("mcp server skipped", "err", err)
+		}
+		tg.static = append(tg.static, groups...)
+		tg.closers = append(tg.closers, func() { _ = clients.Close() })
+	}
+	if dir := cfg.Tools.Scripts.Dir; dir != "" {
+		groups, errs := script.Load(lg, dir, script.Options{Timeout: cfg.Tools.Scripts.Timeout})
+		for _, err := range errs {
+			lg.Error("custom tool skipped", "err", err)
+		}
+		tg.scripts = groups
+	}
 	_ = con
 	return tg, nil
 }
