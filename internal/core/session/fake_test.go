@@ -108,7 +108,7 @@ func (f *fakePlatform) answers(k session.Key) []string {
 }
 
 // waitDone waits for n turn ends in any thread.
-func (f *fakePlatform) waitDone(t *testing.T, n int) []session.Key {
+func (f *fakePlatform) waitDone(t testing.TB, n int) []session.Key {
 	t.Helper()
 	var keys []session.Key
 	timeout := time.After(60 * time.Second) // a hang guard, not a timing assertion
@@ -123,7 +123,7 @@ func (f *fakePlatform) waitDone(t *testing.T, n int) []session.Key {
 	return keys
 }
 
-func (f *fakePlatform) waitApproval(t *testing.T) session.ApprovalPrompt {
+func (f *fakePlatform) waitApproval(t testing.TB) session.ApprovalPrompt {
 	t.Helper()
 	select {
 	case a := <-f.approvals:
@@ -133,3 +133,5 @@ func (f *fakePlatform) waitApproval(t *testing.T) session.ApprovalPrompt {
 	}
 	return session.ApprovalPrompt{}
 }
+
+func (f *fakePlatform) waitDoneB(b testing.TB, n int) { f.waitDone(b, n) }

@@ -21,7 +21,8 @@ import (
 )
 
 type harness struct {
-	t     *testing.T
+	quiet bool
+	t     testing.TB
 	dir   string
 	db    *storage.SQLite
 	model *chain.ScriptModel
@@ -81,7 +82,7 @@ func (h *harness) groups() []*executor.Group {
 	}}
 }
 
-func newHarness(t *testing.T, mod func(*session.Options)) *harness {
+func newHarness(t testing.TB, mod func(*session.Options)) *harness {
 	t.Helper()
 	dir := t.TempDir()
 	h := &harness{t: t, dir: dir, model: &chain.ScriptModel{}, entered: make(chan struct{}, 10)}
@@ -99,7 +100,10 @@ func newHarness(t *testing.T, mod func(*session.Options)) *harness {
 }
 
 // start opens the database and a new Manager on it (a process start).
-func (h *harness) start() {
+func (h *harness) start() { h.startWith(h.model) }
+
+// startWith is start with another model.
+func (h *harness) startWith(model chain.Model) {
 	h.t.Helper()
 	db, err := storage.Open(context.Background(), filepath.Join(h.dir, "bot.db"), storage.Options{})
 	if err != nil {
@@ -107,7 +111,11 @@ func (h *harness) start() {
 	}
 	h.db = db
 	h.plat = newFakePlatform("test")
-	h.m = session.New(testLogger(h.t), storage.ForSessions(db), h.model, h.opts)
+	lg := testLogger(h.t)
+	if h.quiet {
+		lg = slog.New(slog.DiscardHandler)
+	}
+	h.m = session.New(lg, storage.ForSessions(db), model, h.opts)
 	h.m.AddPlatform(h.plat)
 	if err := h.m.Recover(context.Background()); err != nil {
 		h.t.Fatal(err)
