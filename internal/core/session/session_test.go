@@ -525,3 +525,29 @@ func TestApprovalExpiredAcrossRestart(t *testing.T) {
 		t.Errorf("second restart posted %d events", n)
 	}
 }
+
+func TestNativeHistoryMode(t *testing.T) {
+	h := newHarness(t, func(o *session.Options) {
+		o.Channel = func(session.Key) session.ChannelSettings {
+			return session.ChannelSettings{History: session.HistoryNative}
+		}
+	})
+	k := key("native")
+	h.model.Push(tools(tc("c1", "Lookup", `{"q":"n"}`)), text("first answer"), text("second answer"))
+	h.send(k, "U1", "one", "E1")
+	h.plat.waitDone(t, 1)
+	h.send(k, "U1", "two", "E2")
+	h.plat.waitDone(t, 1)
+	got := h.model.Requests()[2].Messages
+	var roles []string
+	for _, m := range got {
+		roles = append(roles, string(m.Role))
+	}
+	want := []string{"system", "user", "assistant", "tool", "assistant", "user"}
+	if !slices.Equal(roles, want) {
+		t.Fatalf("native history roles = %q, want %q", roles, want)
+	}
+	if got[3].ToolCallID != "c1" || got[3].Content != "result for n" || strings.Contains(got[4].Content, "SYSTEM-CONTEXT") {
+		t.Errorf("native history = %+v", got[2:5])
+	}
+}
