@@ -256,6 +256,7 @@ func sessionOptions(cfg config.Config, tg *toolGroups, met *metrics.Metrics) ses
 	req := sessionRequest(cfg)
 	return session.Options{
 		Groups: tg.Groups,
+		Reload: tg.Reload,
 		Channel: func(k session.Key) session.ChannelSettings {
 			cs := cfg.Channel(k.Channel)
 			return session.ChannelSettings{SystemPrompt: cs.SystemPrompt, MaxRounds: cs.MaxRounds, History: cs.History, EnabledGroups: cs.EnabledGroups}

@@ -26,6 +26,7 @@ type toolGroups struct {
 	static  []*executor.Group
 	scripts []*executor.Group
 	closers []func()
+	reload  func() error
 }
 
 // Groups returns every group, built-in first.
@@ -35,6 +36,9 @@ func (t *toolGroups) Groups() []*executor.Group {
 	out := append([]*executor.Group(nil), t.static...)
 	return append(out, t.scripts...)
 }
+
+// Reload re-reads the custom script tools.
+func (t *toolGroups) Reload() error { return t.reload() }
 
 // Close stops MCP servers.
 func (t *toolGroups) Close() {
@@ -91,13 +95,21 @@ func buildTools(ctx context.Context, lg *slog.Logger, cfg config.Config, con *co
 		tg.static = append(tg.static, groups...)
 		tg.closers = append(tg.closers, func() { _ = clients.Close() })
 	}
-	if dir := cfg.Tools.Scripts.Dir; dir != "" {
+	tg.reload = func() error {
+		dir := cfg.Tools.Scripts.Dir
+		if dir == "" {
+			return nil
+		}
 		groups, errs := script.Load(lg, dir, script.Options{Timeout: cfg.Tools.Scripts.Timeout})
 		for _, err := range errs {
 			lg.Error("custom tool skipped", "err", err)
 		}
+		tg.mu.Lock()
 		tg.scripts = groups
+		tg.mu.Unlock()
+		return nil
 	}
+	_ = tg.reload()
 	_ = con
 	return tg, nil
 }

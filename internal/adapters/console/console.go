@@ -197,6 +197,7 @@ func indent(s, pad string) string {
 const help = `Commands:
   /tools                      list tool groups and tools for this thread
   /tools enable|disable NAME  switch a group or tool on or off (this channel)
+  /tools reload               re-read the custom script tools
   /stop                       stop the running turn
   /new                        start a new thread
   /quit                       leave (also Ctrl-D)
@@ -286,6 +287,12 @@ func (a *Adapter) handle(ctx context.Context, m *session.Manager, line string) b
 		a.thread = fmt.Sprint("t", a.n)
 		a.mu.Unlock()
 		a.printf("  (new thread)\n")
+	case line == "/tools reload":
+		if err := m.ReloadTools(a.user, true); err != nil {
+			a.printf("  %v\n", err)
+		} else {
+			a.printf("  tools reloaded\n")
+		}
 	case line == "/tools":
 		a.listTools(ctx, m, key)
 	case strings.HasPrefix(line, "/tools "):

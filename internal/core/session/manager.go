@@ -37,6 +37,9 @@ type Options struct {
 	// values). It is called for each new executor, so a reload takes
 	// effect for sessions loaded afterwards.
 	Groups func() []*executor.Group
+	// Reload re-reads reloadable tools (custom scripts); nil means there
+	// is nothing to reload. See Manager.ReloadTools.
+	Reload func() error
 	// Channel returns the settings for a channel [a default prompt, 10
 	// rounds, compressed history, every group enabled].
 	Channel func(k Key) ChannelSettings

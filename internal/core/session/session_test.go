@@ -551,3 +551,44 @@ func TestNativeHistoryMode(t *testing.T) {
 		t.Errorf("native history = %+v", got[2:5])
 	}
 }
+
+func TestReloadTools(t *testing.T) {
+	extra := false
+	reloads := 0
+	h := newHarness(t, nil)
+	base := h.opts.Groups
+	h.stop()
+	h.opts.Groups = func() []*executor.Group {
+		gs := base()
+		if extra {
+			gs = append(gs, &executor.Group{Name: "custom", Tools: []*executor.Tool{{Name: "Custom", Run: func(context.Context, executor.Call, map[string]any) (executor.Output, error) {
+				return executor.Output{Data: "x"}, nil
+			}}}})
+		}
+		return gs
+	}
+	h.opts.Reload = func() error { reloads++; extra = true; return nil }
+	h.start()
+	k := key("reload")
+	h.model.Push(text("a"), text("b"))
+	h.send(k, "U1", "one", "E1")
+	h.plat.waitDone(t, 1)
+	if err := h.m.Drain(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.m.ReloadTools("U1", false); !errors.Is(err, session.ErrNotAllowed) {
+		t.Errorf("reload by a non-admin: %v", err)
+	}
+	if err := h.m.ReloadTools("ADMIN", false); err != nil || reloads != 1 {
+		t.Fatalf("reload: %v, %d reloads", err, reloads)
+	}
+	h.send(k, "U1", "two", "E2")
+	h.plat.waitDone(t, 1)
+	var names []string
+	for _, d := range h.model.Requests()[1].Tools {
+		names = append(names, d.Name)
+	}
+	if !slices.Contains(names, "Custom") {
+		t.Errorf("tools after reload = %q, want Custom", names)
+	}
+}

@@ -71,3 +71,26 @@ func (m *Manager) SetTool(ctx context.Context, k Key, scope, name string, enable
 	}
 	return kind, nil
 }
+
+// ReloadTools re-reads the reloadable tool groups (custom scripts) for
+// admins (ErrNotAllowed otherwise). Sessions not running a turn are
+// rebuilt at their next message with the new groups; a session in the
+// middle of a turn keeps its tools until it is idle and evicted.
+func (m *Manager) ReloadTools(user string, isAdmin bool) error {
+	if !isAdmin && !slices.Contains(m.opts.Admins, user) {
+		return ErrNotAllowed
+	}
+	if m.opts.Reload != nil {
+		if err := m.opts.Reload(); err != nil {
+			return fmt.Errorf("reload tools: %w", err)
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for id, s := range m.sessions {
+		if !s.running && len(s.queue) == 0 {
+			delete(m.sessions, id)
+		}
+	}
+	return nil
+}
