@@ -3,6 +3,7 @@ package shell
 import (
 	"bytes"
 	"fmt"
+	"github.com/threadbot/threadbot/internal/procgroup"
 	"net"
 	"os"
 	"os/exec"
@@ -138,7 +139,7 @@ func TestBwrapTimeoutKillsSandbox(t *testing.T) {
 	if left := procsWith(secs); len(left) > 0 {
 		t.Errorf("sandboxed processes still running after the timeout: %v", left)
 		for _, p := range left {
-			killGroup(p)
+			procgroup.Kill(p)
 		}
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/threadbot/threadbot/internal/procgroup"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -173,7 +174,7 @@ func (r *runner) run(ctx context.Context, call executor.Call, args map[string]an
 	out := newCapture(captureLimit, func(tail string) {
 		call.Progress(title, map[string]any{"command": command, "output": tail})
 	})
-	runErr := runGroup(runCtx, cmd, out)
+	runErr := procgroup.Run(runCtx, cmd, nil, out, out)
 	text := out.String()
 
 	var exitErr *exec.ExitError
