@@ -74,6 +74,18 @@ func (a *SessionStore) LoadSession(ctx context.Context, key session.Key, history
 	return out, nil
 }
 
+// SessionExists implements session.Store.
+func (a *SessionStore) SessionExists(ctx context.Context, key session.Key) (bool, error) {
+	_, err := a.st.FindSession(ctx, SessionKey{Platform: key.Platform, Workspace: key.Workspace, Channel: key.Channel, Thread: key.Thread})
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, ErrNotFound):
+		return false, nil
+	}
+	return false, mapErr(err)
+}
+
 // SaveTurn implements session.Store.
 func (a *SessionStore) SaveTurn(ctx context.Context, t session.TurnRecord) error {
 	turn := Turn{

@@ -69,8 +69,12 @@ func (m *Manager) load(ctx context.Context, s *session) error {
 // and the policy overrides applied.
 func (m *Manager) newExecutor(k Key, vs *vars.System) (*executor.Executor, error) {
 	sandbox := filepath.Join(m.opts.WorkspaceRoot, k.ID())
-	if err := os.MkdirAll(sandbox, 0o700); err != nil {
-		return nil, fmt.Errorf("create sandbox: %w", err)
+	if k.Thread != "" {
+		// A channel key (listing tools for a slash command) runs nothing
+		// and needs no directory.
+		if err := os.MkdirAll(sandbox, 0o700); err != nil {
+			return nil, fmt.Errorf("create sandbox: %w", err)
+		}
 	}
 	if abs, err := filepath.Abs(sandbox); err == nil {
 		sandbox = abs

@@ -102,6 +102,9 @@ type Store interface {
 	// LoadSession returns the stored session for key, creating it when
 	// absent. history limits the messages returned (the most recent).
 	LoadSession(ctx context.Context, key Key, history int) (Saved, error)
+	// SessionExists reports whether a session was stored for key (the bot
+	// has taken part in the thread).
+	SessionExists(ctx context.Context, key Key) (bool, error)
 	// SaveTurn writes a turn atomically. ErrDuplicateEvent means the event
 	// was already processed and nothing was written.
 	SaveTurn(ctx context.Context, t TurnRecord) error
