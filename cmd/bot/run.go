@@ -15,6 +15,7 @@ import (
 
 	"github.com/threadbot/threadbot/config"
 	"github.com/threadbot/threadbot/internal/adapters/console"
+	slackadapter "github.com/threadbot/threadbot/internal/adapters/slack"
 	"github.com/threadbot/threadbot/internal/core/executor"
 	"github.com/threadbot/threadbot/internal/core/session"
 	"github.com/threadbot/threadbot/internal/core/vars"
@@ -117,7 +118,7 @@ func migrate(ctx context.Context, cfg config.Config, stdout io.Writer) error {
 }
 
 func listTools(ctx context.Context, lg *slog.Logger, cfg config.Config, stdout io.Writer) error {
-	tg, err := buildTools(ctx, lg, cfg, nil)
+	tg, err := buildTools(ctx, lg, cfg)
 	if err != nil {
 		return err
 	}
@@ -168,12 +169,7 @@ func serve(ctx context.Context, lg *slog.Logger, cfg config.Config, consoleOnly 
 	defer db.Close()
 	go prune(ctx, lg, db, cfg)
 
-	useConsole := consoleOnly || (!cfg.SlackEnabled() && !cfg.DiscordEnabled())
-	var con *console.Adapter
-	if useConsole {
-		con = console.New(lg, stdin, stdout, console.Options{User: "you"})
-	}
-	tg, err := buildTools(ctx, lg, cfg, con)
+	tg, err := buildTools(ctx, lg, cfg)
 	if err != nil {
 		return err
 	}
@@ -181,12 +177,16 @@ func serve(ctx context.Context, lg *slog.Logger, cfg config.Config, consoleOnly 
 
 	met := metrics.New()
 	mgr := session.New(lg, storage.ForSessions(db), newModel(lg, cfg), sessionOptions(cfg, tg, met))
-	if con != nil {
-		mgr.AddPlatform(con)
-	}
-	var missing []string
+	var plats platforms
 	if !consoleOnly {
-		missing = startPlatforms(ctx, lg, cfg, mgr)
+		if plats, err = startPlatforms(ctx, lg, cfg, mgr, tg); err != nil {
+			return err
+		}
+	}
+	var con *console.Adapter
+	if consoleOnly || !plats.any() {
+		con = console.New(lg, stdin, stdout, console.Options{User: "you"})
+		mgr.AddPlatform(con)
 	}
 	if err := mgr.Recover(ctx); err != nil {
 		return err
@@ -195,18 +195,18 @@ func serve(ctx context.Context, lg *slog.Logger, cfg config.Config, consoleOnly 
 	defer stopJanitor()
 	go mgr.RunJanitor(janitorCtx)
 
-	stopHTTP, err := serveHTTP(ctx, lg, cfg, met, db)
+	stopHTTP, err := serveHTTP(ctx, lg, cfg, met, db, plats.http(ctx))
 	if err != nil {
 		return err
 	}
 	defer stopHTTP()
 
 	if con != nil {
-		banner(stdout, cfg, missing)
+		banner(stdout, cfg, plats.notes)
 		err = con.Run(ctx, mgr)
 	} else {
 		lg.Info("threadbot running", "version", version)
-		<-ctx.Done()
+		err = plats.run(ctx)
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -216,23 +216,64 @@ func serve(ctx context.Context, lg *slog.Logger, cfg config.Config, consoleOnly 
 	return err
 }
 
-// startPlatforms starts the chat adapters whose credentials are set and
-// returns what is not configured, for the banner.
-func startPlatforms(_ context.Context, lg *slog.Logger, cfg config.Config, _ *session.Manager) []string {
-	var notes []string
+// platforms are the chat adapters that run, and how to wait for them.
+type platforms struct {
+	// notes are lines for the console banner about what is not running.
+	notes []string
+	// slack is the Slack adapter when configured.
+	slack *slackadapter.Adapter
+}
+
+// startPlatforms connects the chat adapters whose credentials are set and
+// registers them with the runtime and the chat tools. A platform that is
+// configured but refuses to connect stops the start with its reason.
+func startPlatforms(ctx context.Context, lg *slog.Logger, cfg config.Config, mgr *session.Manager, tg *toolGroups) (platforms, error) {
+	var p platforms
 	if cfg.SlackEnabled() {
-		lg.Error("Slack credentials are set, but this build has no Slack adapter yet; running the console")
-		notes = append(notes, "Slack: credentials set, but the Slack adapter is not in this build yet")
+		a := slackadapter.New(lg, slackadapter.Options{
+			BotToken:      cfg.Slack.BotToken,
+			AppToken:      cfg.Slack.AppToken,
+			SigningSecret: cfg.Slack.SigningSecret,
+			APIURL:        cfg.Slack.APIURL,
+			Command:       cfg.Slack.Command,
+			AllowBots:     cfg.Slack.AllowBots,
+		})
+		mgr.AddPlatform(a)
+		tg.chat.Register(slackadapter.Name, a)
+		if err := a.Connect(ctx, mgr); err != nil {
+			return p, err
+		}
+		p.slack = a
 	} else {
-		notes = append(notes, "Slack: not configured (set SLACK_BOT_TOKEN and SLACK_APP_TOKEN)")
+		p.notes = append(p.notes, "Slack: not configured (set SLACK_BOT_TOKEN, and SLACK_APP_TOKEN for Socket Mode or SLACK_SIGNING_SECRET with THREADBOT_HTTP_ADDR for HTTP mode)")
 	}
 	if cfg.DiscordEnabled() {
-		lg.Error("Discord credentials are set, but this build has no Discord adapter yet; running the console")
-		notes = append(notes, "Discord: credentials set, but the Discord adapter is not in this build yet")
+		lg.Error("Discord credentials are set, but this build has no Discord adapter yet")
+		p.notes = append(p.notes, "Discord: credentials set, but the Discord adapter is not in this build yet")
 	} else {
-		notes = append(notes, "Discord: not configured (set DISCORD_BOT_TOKEN)")
+		p.notes = append(p.notes, "Discord: not configured (set DISCORD_BOT_TOKEN)")
 	}
-	return notes
+	return p, nil
+}
+
+// any reports whether a chat platform runs.
+func (p platforms) any() bool { return p.slack != nil }
+
+// run runs the adapters until ctx ends or one fails for good.
+func (p platforms) run(ctx context.Context) error {
+	if p.slack == nil {
+		<-ctx.Done()
+		return nil
+	}
+	return p.slack.Run(ctx)
+}
+
+// http returns the adapters' HTTP endpoints (Slack's HTTP mode), or nil.
+func (p platforms) http(ctx context.Context) http.Handler {
+	if p.slack == nil || p.slack.SocketMode() {
+		return nil
+	}
+	return p.slack.Handler(ctx)
 }
 
 func banner(w io.Writer, cfg config.Config, notes []string) {
@@ -293,7 +334,9 @@ func prune(ctx context.Context, lg *slog.Logger, db *storage.SQLite, cfg config.
 }
 
 // serveHTTP starts /healthz and /metrics on cfg.HTTP.Addr (if set).
-func serveHTTP(ctx context.Context, lg *slog.Logger, cfg config.Config, met *metrics.Metrics, db *storage.SQLite) (func(), error) {
+// With Slack in HTTP mode it also serves /slack/events,
+// /slack/interactivity and /slack/commands (chat).
+func serveHTTP(ctx context.Context, lg *slog.Logger, cfg config.Config, met *metrics.Metrics, db *storage.SQLite, chat http.Handler) (func(), error) {
 	if cfg.HTTP.Addr == "" {
 		return func() {}, nil
 	}
@@ -306,6 +349,9 @@ func serveHTTP(ctx context.Context, lg *slog.Logger, cfg config.Config, met *met
 		fmt.Fprintln(w, "ok")
 	})
 	mux.Handle("GET /metrics", met.Handler())
+	if chat != nil {
+		mux.Handle("/slack/", chat)
+	}
 	ln, err := net.Listen("tcp", cfg.HTTP.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("http.addr %s: %w", cfg.HTTP.Addr, err)

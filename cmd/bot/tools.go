@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/threadbot/threadbot/config"
-	"github.com/threadbot/threadbot/internal/adapters/console"
 	"github.com/threadbot/threadbot/internal/core/executor"
 	"github.com/threadbot/threadbot/internal/tools/basic"
 	"github.com/threadbot/threadbot/internal/tools/chat"
@@ -27,6 +26,8 @@ type toolGroups struct {
 	scripts []*executor.Group
 	closers []func()
 	reload  func() error
+	// chat routes the chat tools to the adapter of each session's platform.
+	chat *chat.Mux
 }
 
 // Groups returns every group, built-in first.
@@ -50,8 +51,8 @@ func (t *toolGroups) Close() {
 // buildTools builds the tool groups the configuration asks for. A group
 // that cannot start (an MCP server, a bad script descriptor) is logged and
 // skipped; the bot still starts.
-func buildTools(ctx context.Context, lg *slog.Logger, cfg config.Config, con *console.Adapter) (*toolGroups, error) {
-	tg := &toolGroups{}
+func buildTools(ctx context.Context, lg *slog.Logger, cfg config.Config) (*toolGroups, error) {
+	tg := &toolGroups{chat: &chat.Mux{}}
 	tg.static = append(tg.static, basic.Group(basic.Options{}))
 	if cfg.Tools.Shell.Enabled {
 		so := shell.Options{
@@ -82,7 +83,7 @@ func buildTools(ctx context.Context, lg *slog.Logger, cfg config.Config, con *co
 	}
 	// The chat tools read threads through the adapters; platforms without
 	// a reader (the console) answer that reading is not supported.
-	tg.static = append(tg.static, chat.Group(&chat.Mux{}))
+	tg.static = append(tg.static, chat.Group(tg.chat))
 	if len(cfg.Tools.MCP) > 0 {
 		var servers []mcp.Server
 		for _, s := range cfg.Tools.MCP {
@@ -110,7 +111,6 @@ func buildTools(ctx context.Context, lg *slog.Logger, cfg config.Config, con *co
 		return nil
 	}
 	_ = tg.reload()
-	_ = con
 	return tg, nil
 }
 

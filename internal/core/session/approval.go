@@ -174,9 +174,20 @@ func (m *Manager) mayDecide(user, requester string, isAdmin bool) bool {
 // second decision returns ErrAlreadyDecided; an unknown id ErrNotFound. A
 // decision on an approval from before a restart resumes its turn.
 func (m *Manager) Decide(ctx context.Context, approvalID, user string, isAdmin bool, d executor.Decision) error {
+	return m.DecideFrom(ctx, approvalID, "", user, isAdmin, d)
+}
+
+// DecideFrom is Decide for a click on the request message ref. The runtime
+// stores a request's message reference only after posting it, so a crash
+// in between leaves it unknown; the clicked message then stands in, and
+// its controls are still removed.
+func (m *Manager) DecideFrom(ctx context.Context, approvalID string, ref Ref, user string, isAdmin bool, d executor.Decision) error {
 	m.mu.Lock()
 	w := m.waiters[approvalID]
 	rp, recovered := m.recovered[approvalID]
+	if w != nil && w.ref == "" {
+		w.ref = ref
+	}
 	m.mu.Unlock()
 	if w == nil && !recovered {
 		p, err := m.store.GetPending(ctx, approvalID)
@@ -223,6 +234,9 @@ func (m *Manager) Decide(ctx context.Context, approvalID, user string, isAdmin b
 	m.mu.Unlock()
 	if stored.Key == (Key{}) {
 		stored.Key = rp.Key
+	}
+	if stored.MessageRef == "" {
+		stored.MessageRef = ref
 	}
 	rw := recoveredWaiter(stored)
 	if p, err := m.platform(stored.Key.Platform); err == nil {

@@ -2,7 +2,9 @@ package session_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"path/filepath"
 	"testing"
 
 	"github.com/threadbot/threadbot/internal/core/executor"
@@ -68,5 +70,39 @@ func TestKnownCanDecideActive(t *testing.T) {
 	}
 	if ok, _ := h.m.Known(ctx, key("never")); ok {
 		t.Error("Known(a thread never seen) = true")
+	}
+}
+
+// A crash between posting a request and storing its message reference
+// leaves the reference unknown; a click on the message supplies it, so the
+// request still loses its buttons.
+func TestDecideFromSuppliesLostMessageRef(t *testing.T) {
+	h := newHarness(t, nil)
+	k := key("lost")
+	h.model.Push(tools(tc("c1", "Shell", `{"cmd":"make"}`)), text("Built."))
+	h.send(k, "U1", "build", "E1")
+	a := h.plat.waitApproval(t)
+	h.stop()
+	db, err := sql.Open("sqlite", filepath.Join(h.dir, "bot.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE pending_approvals SET message_ref = '' WHERE id = $1`, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	h.start()
+	if err := h.m.DecideFrom(context.Background(), a.ID, "clicked-msg", "U1", false, executor.Decision{Approved: true}); err != nil {
+		t.Fatal(err)
+	}
+	h.plat.waitDone(t, 1)
+	var resolved []session.Ref
+	for _, e := range h.plat.events(k) {
+		if e.Op == "resolve" {
+			resolved = append(resolved, e.Ref)
+		}
+	}
+	if len(resolved) != 1 || resolved[0] != "clicked-msg" {
+		t.Errorf("resolved refs = %q, want the clicked message", resolved)
 	}
 }

@@ -1,0 +1,182 @@
+package slack
+
+import (
+	"context"
+	"regexp"
+	"strings"
+
+	"github.com/slack-go/slack/slackevents"
+
+	"github.com/threadbot/threadbot/internal/core/session"
+)
+
+// inbound is a person's message as the adapter sees it, from an
+// app_mention or a message event.
+type inbound struct {
+	team, channel, channelType string
+	user, botID, subtype       string
+	text, ts, threadTS         string
+	mention                    bool // from an app_mention event
+}
+
+// onEventsAPI handles one Events API event (already acknowledged).
+func (a *Adapter) onEventsAPI(ctx context.Context, ev slackevents.EventsAPIEvent) {
+	if ev.Type != slackevents.CallbackEvent {
+		return
+	}
+	team := ev.TeamID
+	switch e := ev.InnerEvent.Data.(type) {
+	case *slackevents.AppMentionEvent:
+		if e.Edited != nil {
+			return // an edit of an old message is not a new request
+		}
+		a.onMessage(ctx, inbound{
+			team: team, channel: e.Channel, user: e.User, botID: e.BotID,
+			text: e.Text, ts: e.TimeStamp, threadTS: e.ThreadTimeStamp, mention: true,
+		})
+	case *slackevents.MessageEvent:
+		a.onMessage(ctx, inbound{
+			team: team, channel: e.Channel, channelType: e.ChannelType, user: e.User, botID: e.BotID,
+			subtype: e.SubType, text: e.Text, ts: e.TimeStamp, threadTS: e.ThreadTimeStamp,
+		})
+	}
+}
+
+// onMessage decides whether a message is for the bot and, if so, queues
+// it (in arrival order) for the runtime.
+func (a *Adapter) onMessage(ctx context.Context, m inbound) {
+	me := a.identity()
+	switch {
+	case m.user == "" && m.botID == "":
+		return
+	case m.user == me.UserID || (me.BotID != "" && m.botID == me.BotID):
+		return // our own message
+	case (m.botID != "" || m.subtype == "bot_message") && !a.opts.AllowBots:
+		return
+	}
+	switch m.subtype {
+	case "", "file_share", "thread_broadcast", "bot_message":
+	default:
+		return // edits, deletions, joins, topic changes…
+	}
+	if m.team == "" {
+		m.team = me.TeamID
+	}
+	a.enqueue(ctx, func(ctx context.Context) { a.route(ctx, m) })
+}
+
+// route runs in order with the other messages: it finds the thread, checks
+// the bot takes part in it, and hands the message to the runtime.
+func (a *Adapter) route(ctx context.Context, m inbound) {
+	me := a.identity()
+	dm := m.channelType == "im" || (m.channelType == "" && strings.HasPrefix(m.channel, "D"))
+	mentioned := m.mention || mentions(m.text, me.UserID)
+	root := m.threadTS
+	if root == "" {
+		root = m.ts
+	}
+	key := session.Key{Platform: Name, Workspace: m.team, Channel: m.channel, Thread: root}
+	lg := a.lg.With("channel", m.channel, "thread", root)
+	if !dm && !mentioned {
+		if m.threadTS == "" || !a.takesPart(ctx, key) {
+			return // channel chatter not addressed to the bot
+		}
+	}
+	text := cleanText(m.text, me.UserID)
+	rt := a.runtime()
+	if (mentioned || dm) && strings.EqualFold(strings.Trim(text, " .!"), "stop") {
+		a.stopThread(ctx, key, m.user, m.threadTS)
+		return
+	}
+	if strings.TrimSpace(text) == "" {
+		text = "(The user mentioned you without a message.)"
+	}
+	a.mu.Lock()
+	a.current[key] = m.ts
+	a.mu.Unlock()
+	a.takePart(key, "")
+	ok, err := rt.Handle(ctx, session.Inbound{
+		Key: key, EventID: "msg:" + m.channel + ":" + m.ts, User: m.user, Text: text,
+	})
+	switch {
+	case err != nil:
+		lg.Error("hand message to the runtime", "err", err)
+	case !ok:
+		lg.Debug("message seen before; not answering twice", "ts", m.ts)
+	}
+}
+
+// takesPart reports whether the bot has taken part in a thread: it
+// posted there since the start, or the runtime has the thread's session.
+func (a *Adapter) takesPart(ctx context.Context, key session.Key) bool {
+	a.mu.Lock()
+	ok := a.threads[key]
+	a.mu.Unlock()
+	if ok {
+		return true
+	}
+	known, err := a.runtime().Known(ctx, key)
+	if err != nil {
+		a.lg.Warn("check thread", "channel", key.Channel, "thread", key.Thread, "err", err)
+		return false
+	}
+	if known {
+		a.takePart(key, "")
+	}
+	return known
+}
+
+// stopThread stops the running turn of a thread for a "@bot stop" message.
+func (a *Adapter) stopThread(ctx context.Context, key session.Key, user, threadTS string) {
+	admin := a.isAdmin(ctx, user)
+	stopped, err := a.runtime().Stop(key, user, admin)
+	var text string
+	switch {
+	case err != nil:
+		text = "Only the person who asked, or an admin, can stop this."
+	case !stopped:
+		text = "Nothing is running in this thread."
+	default:
+		return // the status line shows ⏹ Stopped
+	}
+	a.ephemeral(ctx, key.Channel, user, threadTS, text)
+}
+
+var mentionRE = regexp.MustCompile(`<@([A-Z0-9]+)(?:\|[^>]*)?>`)
+
+// mentions reports whether text mentions user.
+func mentions(text, user string) bool {
+	if user == "" {
+		return false
+	}
+	for _, m := range mentionRE.FindAllStringSubmatch(text, -1) {
+		if m[1] == user {
+			return true
+		}
+	}
+	return false
+}
+
+var linkRE = regexp.MustCompile(`<((?:https?|mailto):[^|>]+)(?:\|([^>]*))?>`)
+
+// cleanText turns a message's mrkdwn into what the model reads: the bot's
+// own mention removed, links as plain URLs, entities decoded. Other
+// mentions stay as <@U…> so the model can address people.
+func cleanText(text, botUser string) string {
+	text = mentionRE.ReplaceAllStringFunc(text, func(s string) string {
+		if m := mentionRE.FindStringSubmatch(s); m[1] == botUser {
+			return ""
+		}
+		return s
+	})
+	text = linkRE.ReplaceAllStringFunc(text, func(s string) string {
+		m := linkRE.FindStringSubmatch(s)
+		url, label := m[1], m[2]
+		if label == "" || label == url || "mailto:"+label == url || strings.TrimPrefix(strings.TrimPrefix(url, "https://"), "http://") == label {
+			return url
+		}
+		return label + " (" + url + ")"
+	})
+	text = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&").Replace(text)
+	return strings.TrimSpace(text)
+}

@@ -1,0 +1,160 @@
+package slack
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/threadbot/threadbot/internal/core/session"
+)
+
+func TestCleanText(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"<@UBOT> what is 2+2?", "what is 2+2?"},
+		{"hey <@UBOT|threadbot>, read <https://example.com/a_b|the doc>", "hey , read the doc (https://example.com/a_b)"},
+		{"<@UBOT> see <https://example.com>", "see https://example.com"},
+		{"<@UBOT> see <https://example.com|example.com>", "see https://example.com"},
+		{"ask <@U123> about it <@UBOT>", "ask <@U123> about it"},
+		{"1 &lt; 2 &amp;&amp; 3 &gt; 2", "1 < 2 && 3 > 2"},
+		{"<mailto:a@b.c|a@b.c>", "mailto:a@b.c"},
+		{"  <@UBOT>  ", ""},
+	}
+	for _, tt := range tests {
+		if got := cleanText(tt.in, "UBOT"); got != tt.want {
+			t.Errorf("cleanText(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestMentions(t *testing.T) {
+	for _, tt := range []struct {
+		text string
+		want bool
+	}{
+		{"<@UBOT> hi", true},
+		{"hi <@UBOT|bot>", true},
+		{"hi <@UBOTX>", false},
+		{"hi @UBOT", false},
+		{"", false},
+	} {
+		if got := mentions(tt.text, "UBOT"); got != tt.want {
+			t.Errorf("mentions(%q) = %v, want %v", tt.text, got, tt.want)
+		}
+	}
+}
+
+func TestTimestamps(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		want bool
+	}{
+		{"1700000000.000100", "1700000000.000200", true},
+		{"1700000000.000200", "1700000000.000100", false},
+		{"1700000000.000100", "1700000000.000100", false},
+		{"999999999.999999", "1700000000.000001", true},
+		{"1700000000.1", "1700000000.000200", false},
+	} {
+		if got := tsBefore(tt.a, tt.b); got != tt.want {
+			t.Errorf("tsBefore(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+	if got, want := tsTime("1700000000.000250"), time.Unix(1700000000, 250_000).UTC(); !got.Equal(want) {
+		t.Errorf("tsTime = %v, want %v", got, want)
+	}
+	if !tsTime("junk").IsZero() {
+		t.Error("tsTime(junk) is not zero")
+	}
+}
+
+func TestThreadOf(t *testing.T) {
+	k := session.Key{Platform: Name, Workspace: "T1", Channel: "C1", Thread: "1700000000.000100"}
+	c, th, err := threadOf(k.ID())
+	if err != nil || c != "C1" || th != "1700000000.000100" {
+		t.Errorf("threadOf(%s) = %q, %q, %v", k.ID(), c, th, err)
+	}
+	for _, bad := range []string{"console-local-console-1", "slack-T1-C1", "slack-T1-_-1.2", ""} {
+		if _, _, err := threadOf(bad); err == nil {
+			t.Errorf("threadOf(%q) succeeded", bad)
+		}
+	}
+}
+
+func TestNeutralize(t *testing.T) {
+	got := neutralize("hi <!channel> and <!here> and <!everyone>, <!subteam^S1|@ops>, <@U1>, <!date^1^{time}|x>")
+	for _, bad := range []string{"<!channel>", "<!here>", "<!everyone>", "<!subteam"} {
+		if strings.Contains(got, bad) {
+			t.Errorf("neutralize left %s in %q", bad, got)
+		}
+	}
+	if !strings.Contains(got, "<@U1>") || !strings.Contains(got, "<!date^1^{time}|x>") {
+		t.Errorf("neutralize removed a harmless token: %q", got)
+	}
+}
+
+func TestApprovalBlocks(t *testing.T) {
+	p := session.ApprovalPrompt{ID: "ap1", Kind: "execution", Tool: "deploy", Args: `{"target":"prod"}`, Requester: "U1", Expires: time.Unix(1700000600, 0)}
+	s := marshal(t, approvalBlocks(p))
+	for _, want := range []string{`"action_id":"threadbot_approve"`, `"action_id":"threadbot_always"`, `"action_id":"threadbot_reject"`, `"value":"ap1"`, "deploy", "prod", "<@U1>", "<!date^1700000600^"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("approval blocks lack %s: %s", want, s)
+		}
+	}
+	if s := marshal(t, resolvedBlocks(p, session.Outcome{Approved: true, Always: true, By: "U2"})); strings.Contains(s, "threadbot_approve") || !strings.Contains(s, "Approved for this thread by <@U2>") {
+		t.Errorf("resolved blocks = %s", s)
+	}
+	for _, tt := range []struct {
+		o    session.Outcome
+		want string
+	}{
+		{session.Outcome{Approved: true, By: "U1"}, "Approved by <@U1>"},
+		{session.Outcome{By: "U1", Reason: "not <now>"}, "Rejected by <@U1>: not &lt;now&gt;"},
+		{session.Outcome{Expired: true, Reason: "no decision within 10m"}, "Expired: no decision within 10m"},
+		{session.Outcome{Reason: "the turn was stopped"}, "Rejected by the bot: the turn was stopped"},
+	} {
+		if got := outcomeLine(tt.o); !strings.Contains(got, tt.want) {
+			t.Errorf("outcomeLine(%+v) = %q, want it to contain %q", tt.o, got, tt.want)
+		}
+	}
+}
+
+func TestClip(t *testing.T) {
+	if got := clip("héllo wörld", 5); got != "héll…" {
+		t.Errorf("clip = %q", got)
+	}
+	if got := clip("short", 10); got != "short" {
+		t.Errorf("clip = %q", got)
+	}
+}
+
+func TestLimiterWaitsAfterBlock(t *testing.T) {
+	l := newLimiter(map[string]Limit{"m": {Per: 1000, Burst: 1}})
+	now := time.Unix(1000, 0)
+	l.now = func() time.Time { return now }
+	l.block("m", "C1", 30*time.Second)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := l.wait(ctx, "m", "C1"); err == nil {
+		t.Error("wait on a blocked key with a cancelled context returned nil; want the context's error")
+	}
+	if err := l.wait(context.Background(), "m", "C2"); err != nil {
+		t.Errorf("another channel waits too: %v", err)
+	}
+	now = now.Add(31 * time.Second)
+	if err := l.wait(context.Background(), "m", "C1"); err != nil {
+		t.Errorf("wait after the block ended: %v", err)
+	}
+}
+
+// marshal encodes v as Slack receives it (no HTML escaping).
+func marshal(t *testing.T, v any) string {
+	t.Helper()
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&").Replace(b.String())
+}
