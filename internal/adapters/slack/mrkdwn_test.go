@@ -9,19 +9,7 @@ import (
 	"unicode/utf8"
 )
 
-// -update rewrites the golden files. Another test file of the package may
-// define the flag as well, so it is defined here only if it is missing
-// (init runs after every package-level flag.Bool).
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files")
-	}
-}
-
-func updatingGolden() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 func TestToMrkdwn(t *testing.T) {
 	tests := []struct{ name, in, want string }{
@@ -183,7 +171,7 @@ func TestToMrkdwnGolden(t *testing.T) {
 			}
 			got := toMrkdwn(string(in)) + "\n"
 			path := strings.TrimSuffix(file, ".md") + ".golden"
-			if updatingGolden() {
+			if *update {
 				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 					t.Fatal(err)
 				}
