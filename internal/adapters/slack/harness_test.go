@@ -44,10 +44,11 @@ const (
 type envOpts struct {
 	http         bool
 	editInterval time.Duration
+	quiet        bool // no logs (benchmarks)
 }
 
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	fs    *fakeslack.Server
 	model *fakeopenai.Server
 	db    *storage.SQLite
@@ -76,10 +77,13 @@ func (w *quietLog) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func newEnv(t *testing.T, o envOpts) *env {
+func newEnv(t testing.TB, o envOpts) *env {
 	t.Helper()
 	lw := &quietLog{t: t}
 	lg := slog.New(slog.NewTextHandler(lw, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	if o.quiet {
+		lg = slog.New(slog.DiscardHandler)
+	}
 	e := &env{t: t}
 	e.fs = fakeslack.New(fakeslack.Options{Logf: func(f string, a ...any) { lg.Debug("fakeslack: " + strings.TrimSpace(sprintf(f, a...))) }})
 	e.fs.AddUser(fakeslack.User{ID: alice, Name: "alice"})
