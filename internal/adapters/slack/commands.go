@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 
 	slackapi "github.com/slack-go/slack"
@@ -184,7 +185,7 @@ func (a *Adapter) respond(ctx context.Context, cmd slackapi.SlashCommand, text s
 		chunks = chunks[:5] // response_url takes five answers
 	}
 	for _, c := range chunks {
-		if cmd.ResponseURL != "" {
+		if cmd.ResponseURL != "" && a.slackURL(cmd.ResponseURL) {
 			msg := &slackapi.WebhookMessage{Text: c, ResponseType: slackapi.ResponseTypeEphemeral}
 			err := slackapi.PostWebhookCustomHTTPContext(ctx, cmd.ResponseURL, a.opts.HTTPClient, msg)
 			if err == nil {
@@ -194,4 +195,25 @@ func (a *Adapter) respond(ctx context.Context, cmd slackapi.SlashCommand, text s
 		}
 		a.ephemeral(ctx, cmd.ChannelID, cmd.UserID, "", c)
 	}
+}
+
+// slackURL reports whether a response_url points at Slack (or at the
+// configured API host), so a payload cannot make the bot post elsewhere.
+func (a *Adapter) slackURL(raw string) bool {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	host := strings.ToLower(u.Hostname())
+	if u.Scheme == "https" {
+		for _, d := range []string{"slack.com", "slack-gov.com"} {
+			if host == d || strings.HasSuffix(host, "."+d) {
+				return true
+			}
+		}
+	}
+	if api, err := url.Parse(a.opts.APIURL); err == nil && api.Host != "" {
+		return u.Scheme == api.Scheme && strings.EqualFold(u.Host, api.Host)
+	}
+	return false
 }

@@ -187,6 +187,13 @@ func TestWhichMessagesAreForTheBot(t *testing.T) {
 	otherBot["bot_id"], otherBot["subtype"] = "BOTHER", "bot_message"
 	e.send("events_api", e.fs.EventCallback("", otherBot), 0)
 
+	fileOnly := e.fs.UserMessage(channel, "channel", alice, "", "", ts)
+	fileOnly["subtype"] = "file_share"
+	e.send("events_api", e.fs.EventCallback("", fileOnly), 0)
+	edited := e.fs.UserMessage(channel, "channel", alice, "edited text", "", ts)
+	edited["subtype"] = "message_changed"
+	e.send("events_api", e.fs.EventCallback("", edited), 0)
+
 	dm := e.reply(dmChannel, "im", alice, "a direct question", "")
 	e.waitBot(dmChannel, dm, "re: a direct question")
 

@@ -89,9 +89,15 @@ func (a *Adapter) route(ctx context.Context, m inbound) {
 		return
 	}
 	if strings.TrimSpace(text) == "" {
+		if !m.mention && !mentions(m.text, me.UserID) {
+			return // a file or an empty message: nothing to answer
+		}
 		text = "(The user mentioned you without a message.)"
 	}
 	a.mu.Lock()
+	if len(a.current) >= 100_000 {
+		clear(a.current) // only bounds what thread_history shows
+	}
 	a.current[key] = m.ts
 	a.mu.Unlock()
 	a.takePart(key, "")

@@ -158,3 +158,25 @@ func marshal(t *testing.T, v any) string {
 	}
 	return strings.NewReplacer(`\u003c`, "<", `\u003e`, ">", `\u0026`, "&").Replace(b.String())
 }
+
+func TestResponseURLMustBeSlack(t *testing.T) {
+	a := New(nil, Options{BotToken: "xoxb-1", APIURL: "http://127.0.0.1:8080/api"})
+	for _, tt := range []struct {
+		url  string
+		want bool
+	}{
+		{"https://hooks.slack.com/commands/T1/1/abc", true},
+		{"https://hooks.slack-gov.com/commands/T1/1/abc", true},
+		{"http://hooks.slack.com/commands/T1/1/abc", false},
+		{"https://evil.example/slack.com", false},
+		{"https://slack.com.evil.example/x", false},
+		{"http://127.0.0.1:8080/response/1", true},
+		{"http://127.0.0.1:9090/response/1", false},
+		{"http://169.254.169.254/latest/meta-data", false},
+		{"not a url", false},
+	} {
+		if got := a.slackURL(tt.url); got != tt.want {
+			t.Errorf("slackURL(%q) = %v, want %v", tt.url, got, tt.want)
+		}
+	}
+}
