@@ -96,25 +96,6 @@ func botSaid(t *testing.T, fs *fakeslack.Server, ch, thread, want string) fakesl
 	return got
 }
 
-// approveValue is the approval id on a request's Approve button.
-func approveValue(blocks json.RawMessage) string {
-	var bs []struct {
-		Elements []struct {
-			ActionID string `json:"action_id"`
-			Value    string `json:"value"`
-		} `json:"elements"`
-	}
-	_ = json.Unmarshal(blocks, &bs)
-	for _, b := range bs {
-		for _, e := range b.Elements {
-			if e.ActionID == "threadbot_approve" {
-				return e.Value
-			}
-		}
-	}
-	return ""
-}
-
 func mentionBot(fs *fakeslack.Server, ch, user, text string) string {
 	text = "<@" + fakeslack.DefaultBotUserID + "> " + text
 	ts := fs.AddMessage(fakeslack.Message{Channel: ch, User: user, Text: text})
@@ -140,7 +121,7 @@ func TestSlackSocketModeEndToEnd(t *testing.T) {
 
 	ts2 := mentionBot(fs, "C1", "U1", "what time is it?")
 	req := botSaid(t, fs, "C1", ts2, "threadbot_approve")
-	id := approveValue(req.Blocks)
+	id := fakeslack.ButtonValue(req.Blocks, "threadbot_approve")
 	if id == "" {
 		t.Fatalf("no approval id in %s", req.Blocks)
 	}

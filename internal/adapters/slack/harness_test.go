@@ -336,21 +336,7 @@ func (e *env) message(ch, ts string) fakeslack.Message {
 
 // buttonValue finds the value of the button with actionID in blocks.
 func buttonValue(blocks json.RawMessage, actionID string) string {
-	var bs []struct {
-		Elements []struct {
-			ActionID string `json:"action_id"`
-			Value    string `json:"value"`
-		} `json:"elements"`
-	}
-	_ = json.Unmarshal(blocks, &bs)
-	for _, b := range bs {
-		for _, el := range b.Elements {
-			if el.ActionID == actionID {
-				return el.Value
-			}
-		}
-	}
-	return ""
+	return fakeslack.ButtonValue(blocks, actionID)
 }
 
 // ephemeralTo waits for an ephemeral message to user containing want.

@@ -172,3 +172,24 @@ func text(v any) string {
 	obj, _ := v.(map[string]any)
 	return str(obj["text"])
 }
+
+// ButtonValue returns the value of the button with actionID in a message's
+// blocks (as stored by chat.postMessage or chat.update), or "" when there is
+// none: tests read approval ids and the like back from it.
+func ButtonValue(blocks json.RawMessage, actionID string) string {
+	var bs []struct {
+		Elements []struct {
+			ActionID string `json:"action_id"`
+			Value    string `json:"value"`
+		} `json:"elements"`
+	}
+	_ = json.Unmarshal(blocks, &bs)
+	for _, b := range bs {
+		for _, el := range b.Elements {
+			if el.ActionID == actionID {
+				return el.Value
+			}
+		}
+	}
+	return ""
+}
