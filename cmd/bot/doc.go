@@ -14,7 +14,8 @@
 //     that survive restarts.
 //   - internal/tools/*: the built-in tool groups.
 //   - internal/adapters/*: the model client (openai) and chat platforms
-//     (console; Slack and Discord).
+//     (console, slack; Discord is still to come). internal/adapters/slack/fakeslack
+//     is the fake Slack its tests run against.
 //   - internal/storage: SQLite storage.
 //   - config: the configuration file and environment.
 //
