@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/threadbot/threadbot/internal/adapters/slack/fakeslack"
+	"github.com/threadbot/threadbot/internal/core/session"
 )
 
 // HTTP mode refuses requests with a bad signature or an old timestamp,
@@ -59,6 +60,10 @@ func TestHTTPMode(t *testing.T) {
 	}
 	e.send("interactive", e.fs.BlockAction(alice, channel, msg.TS, ts, "threadbot_approve", id, ""), 0)
 	e.waitBot(channel, ts, "Deployed.")
+	e.waitDone(channel, ts)
+	fakeslack.Eventually(t, "the turn to end", func() bool {
+		return len(e.mgr.Active(session.Key{Platform: "slack", Workspace: fakeslack.DefaultTeamID, Channel: channel})) == 0
+	})
 
 	e.send("slash_commands", e.fs.SlashCommand("/threadbot", "status", alice, channel), 0)
 	e.response("Nothing is running in this channel.")
