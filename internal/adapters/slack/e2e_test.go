@@ -350,3 +350,24 @@ func TestSlashStopByAdmin(t *testing.T) {
 	e.response("Stopped 1 turn.")
 	e.waitBot(channel, ts, "Stopped")
 }
+
+// With allow_bots, another bot's mention starts a turn; the bot's own
+// messages still never do.
+func TestAllowBots(t *testing.T) {
+	e := newEnv(t, envOpts{allowBots: true})
+	e.model.SetHandler(func(req fakeopenai.Request) fakeopenai.Response { return answer("re: " + lastUserText(req)) })
+	text := "<@" + bot + "> from a bot"
+	ts := e.fs.AddMessage(fakeslack.Message{Channel: channel, BotID: "BOTHER", Text: text})
+	ev := e.fs.AppMention(channel, "UOTHERBOT", text, ts, "")
+	ev["bot_id"] = "BOTHER"
+	e.send("events_api", e.fs.EventCallback("", ev), 0)
+	e.waitBot(channel, ts, "re: from a bot")
+	own := e.fs.UserMessage(channel, "channel", bot, "<@"+bot+"> talking to myself", "", ts)
+	own["bot_id"] = fakeslack.DefaultBotID
+	e.send("events_api", e.fs.EventCallback("", own), 0)
+	ts2 := e.mention(channel, alice, "sentinel")
+	e.waitBot(channel, ts2, "re: sentinel")
+	if n := len(e.model.Requests()); n != 2 {
+		t.Errorf("%d model requests, want 2 (the bot's own message is ignored)", n)
+	}
+}

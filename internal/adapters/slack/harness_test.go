@@ -45,6 +45,7 @@ type envOpts struct {
 	http         bool
 	editInterval time.Duration
 	quiet        bool // no logs (benchmarks)
+	allowBots    bool
 }
 
 type env struct {
@@ -109,7 +110,7 @@ func newEnv(t testing.TB, o envOpts) *env {
 		WorkspaceRoot: filepath.Join(dir, "ws"),
 		EditInterval:  ei,
 	})
-	so := slack.Options{BotToken: fakeslack.DefaultBotToken, APIURL: e.fs.APIURL()}
+	so := slack.Options{BotToken: fakeslack.DefaultBotToken, APIURL: e.fs.APIURL(), AllowBots: o.allowBots}
 	if o.http {
 		so.SigningSecret = secret
 	} else {
