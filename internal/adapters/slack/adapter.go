@@ -81,8 +81,8 @@ type Adapter struct {
 	mu      sync.Mutex
 	rt      Runtime
 	me      identity
-	threads map[session.Key]bool   // threads the bot takes part in
-	current map[session.Key]string // ts of the message the running turn answers
+	threads map[session.Key]bool // threads the bot takes part in
+	current map[string]string    // channel+" "+thread -> ts of the message the turn answers
 	admins  map[string]adminEntry
 
 	events chan func(context.Context) // ordered inbound messages
@@ -116,7 +116,7 @@ func New(lg *slog.Logger, opts Options) *Adapter {
 		api:     slackapi.New(opts.BotToken, apiOpts...),
 		lim:     newLimiter(opts.Limits),
 		threads: map[session.Key]bool{},
-		current: map[session.Key]string{},
+		current: map[string]string{},
 		admins:  map[string]adminEntry{},
 		events:  make(chan func(context.Context), 1024),
 	}

@@ -89,7 +89,7 @@ func (a *Adapter) route(ctx context.Context, m inbound) {
 		return
 	}
 	if strings.TrimSpace(text) == "" {
-		if !m.mention && !mentions(m.text, me.UserID) {
+		if !mentioned {
 			return // a file or an empty message: nothing to answer
 		}
 		text = "(The user mentioned you without a message.)"
@@ -98,7 +98,7 @@ func (a *Adapter) route(ctx context.Context, m inbound) {
 	if len(a.current) >= 100_000 {
 		clear(a.current) // only bounds what thread_history shows
 	}
-	a.current[key] = m.ts
+	a.current[m.channel+" "+root] = m.ts
 	a.mu.Unlock()
 	a.takePart(key, "")
 	ok, err := rt.Handle(ctx, session.Inbound{
@@ -163,6 +163,8 @@ func mentions(text, user string) bool {
 	return false
 }
 
+var unescaper = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&")
+
 var linkRE = regexp.MustCompile(`<((?:https?|mailto):[^|>]+)(?:\|([^>]*))?>`)
 
 // cleanText turns a message's mrkdwn into what the model reads: the bot's
@@ -183,6 +185,6 @@ func cleanText(text, botUser string) string {
 		}
 		return label + " (" + url + ")"
 	})
-	text = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&").Replace(text)
+	text = unescaper.Replace(text)
 	return strings.TrimSpace(text)
 }

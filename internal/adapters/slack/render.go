@@ -49,14 +49,12 @@ func clip(s string, n int) string {
 
 // neutralize defuses broadcast mentions the model might write, so a
 // model's answer never pings a whole channel.
-func neutralize(s string) string {
-	r := strings.NewReplacer("<!channel>", "@channel", "<!here>", "@here", "<!everyone>", "@everyone")
-	s = r.Replace(s)
-	for _, p := range []string{"<!channel|", "<!here|", "<!everyone|", "<!subteam^"} {
-		s = strings.ReplaceAll(s, p, "&lt;!"+p[2:])
-	}
-	return s
-}
+func neutralize(s string) string { return broadcasts.Replace(s) }
+
+var broadcasts = strings.NewReplacer(
+	"<!channel>", "@channel", "<!here>", "@here", "<!everyone>", "@everyone",
+	"<!channel|", "&lt;!channel|", "<!here|", "&lt;!here|", "<!everyone|", "&lt;!everyone|", "<!subteam^", "&lt;!subteam^",
+)
 
 // mrkdwn is the adapter's conversion of runtime Markdown for Slack.
 func mrkdwn(md string) string { return neutralize(toMrkdwn(md)) }
@@ -183,6 +181,6 @@ func rejectModal(tool, metadata string) slackapi.ModalViewRequest {
 }
 
 // escape makes plain text safe inside mrkdwn.
-func escape(s string) string {
-	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
-}
+func escape(s string) string { return escaper.Replace(s) }
+
+var escaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")

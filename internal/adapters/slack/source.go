@@ -40,16 +40,14 @@ func threadOf(sessionID string) (channel, thread string, err error) {
 // recent ones).
 func (a *Adapter) ThreadMessages(ctx context.Context, sessionID string, limit int) ([]chat.Message, error) {
 	channel, thread, err := threadOf(sessionID)
-	if err != nil || thread == "" {
+	if err == nil && thread == "" {
+		err = fmt.Errorf("session %q has no thread", sessionID)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("read thread: %w", err)
 	}
 	a.mu.Lock()
-	cur := ""
-	for k, ts := range a.current {
-		if k.Channel == channel && k.Thread == thread {
-			cur = ts
-		}
-	}
+	cur := a.current[channel+" "+thread]
 	a.mu.Unlock()
 	var msgs []slackapi.Message
 	cursor := ""

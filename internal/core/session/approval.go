@@ -182,31 +182,19 @@ func (m *Manager) Decide(ctx context.Context, approvalID, user string, isAdmin b
 // in between leaves it unknown; the clicked message then stands in, and
 // its controls are still removed.
 func (m *Manager) DecideFrom(ctx context.Context, approvalID string, ref Ref, user string, isAdmin bool, d executor.Decision) error {
-	m.mu.Lock()
-	w := m.waiters[approvalID]
-	rp, recovered := m.recovered[approvalID]
-	if w != nil && w.ref == "" {
-		w.ref = ref
+	w, rp, err := m.approval(ctx, approvalID)
+	if err != nil {
+		return fmt.Errorf("decide %s: %w", approvalID, err)
 	}
-	m.mu.Unlock()
-	if w == nil && !recovered {
-		p, err := m.store.GetPending(ctx, approvalID)
-		if err != nil {
-			return fmt.Errorf("decide %s: %w", approvalID, err)
-		}
-		if p.Status != PendingOpen {
-			return fmt.Errorf("decide %s: %w", approvalID, ErrAlreadyDecided)
-		}
-		// Open in storage but not waiting here: another replica or a turn
-		// that is about to wait. Treat it like a recovered one.
-		rp, recovered = p, true
-	}
-	requester := rp.Requester
-	if w != nil {
-		requester = w.requester
-	}
-	if !m.mayDecide(user, requester, isAdmin) {
+	if !m.mayDecide(user, requesterOf(w, rp), isAdmin) {
 		return ErrNotAllowed
+	}
+	if w != nil {
+		m.mu.Lock()
+		if w.ref == "" {
+			w.ref = ref
+		}
+		m.mu.Unlock()
 	}
 	status := PendingRejected
 	if d.Approved {
@@ -243,6 +231,35 @@ func (m *Manager) DecideFrom(ctx context.Context, approvalID string, ref Ref, us
 		m.resolve(ctx, p, rw, o)
 	}
 	return m.enqueue(stored.Key, job{resume: &resumeJob{pending: stored, decision: d}})
+}
+
+// approval finds an open approval: its live waiter, or else the pending
+// request (recovered after a restart, or open in storage: another replica
+// or a turn about to wait). ErrNotFound and ErrAlreadyDecided otherwise.
+func (m *Manager) approval(ctx context.Context, id string) (*waiter, Pending, error) {
+	m.mu.Lock()
+	w := m.waiters[id]
+	rp, recovered := m.recovered[id]
+	m.mu.Unlock()
+	if w != nil || recovered {
+		return w, rp, nil
+	}
+	p, err := m.store.GetPending(ctx, id)
+	if err != nil {
+		return nil, Pending{}, err
+	}
+	if p.Status != PendingOpen {
+		return nil, Pending{}, ErrAlreadyDecided
+	}
+	return nil, p, nil
+}
+
+// requesterOf is who asked for an approval found by approval.
+func requesterOf(w *waiter, p Pending) string {
+	if w != nil {
+		return w.requester
+	}
+	return p.Requester
 }
 
 func recoveredWaiter(p Pending) *waiter {

@@ -28,27 +28,11 @@ func (m *Manager) Known(ctx context.Context, k Key) (bool, error) {
 // deciding it: nil, ErrNotAllowed, ErrAlreadyDecided or ErrNotFound.
 // Adapters call it before asking the user for more (a rejection reason).
 func (m *Manager) CanDecide(ctx context.Context, approvalID, user string, isAdmin bool) error {
-	m.mu.Lock()
-	w := m.waiters[approvalID]
-	rp, recovered := m.recovered[approvalID]
-	m.mu.Unlock()
-	var requester string
-	switch {
-	case w != nil:
-		requester = w.requester
-	case recovered:
-		requester = rp.Requester
-	default:
-		p, err := m.store.GetPending(ctx, approvalID)
-		if err != nil {
-			return fmt.Errorf("approval %s: %w", approvalID, err)
-		}
-		if p.Status != PendingOpen {
-			return fmt.Errorf("approval %s: %w", approvalID, ErrAlreadyDecided)
-		}
-		requester = p.Requester
+	w, p, err := m.approval(ctx, approvalID)
+	if err != nil {
+		return fmt.Errorf("approval %s: %w", approvalID, err)
 	}
-	if !m.mayDecide(user, requester, isAdmin) {
+	if !m.mayDecide(user, requesterOf(w, p), isAdmin) {
 		return ErrNotAllowed
 	}
 	return nil
