@@ -81,7 +81,7 @@ elif fn == "py_warn":
 `,
 	"sh.tool.json": `{
   "name": "sh",
-  "timeoutMs": 500,
+  "timeoutMs": 3000,
   "tools": [
     {"function": {"name": "sh_echo", "description": "Echo.", "parameters": {"type": "object"}}, "permission": {"executionPolicy": "auto"}},
     {"function": {"name": "sh_exit", "description": "Fails.", "parameters": {"type": "object"}}},
@@ -95,7 +95,7 @@ case "$1" in
 sh_echo) echo "fn=$1 args=$input argc=$# cwd=$(pwd)" ;;
 sh_exit) echo "partial"; echo "boom: disk full" >&2; exit 3 ;;
 sh_env) env ;;
-sh_slow) sleep 1000 & echo $! > child.pid; sleep 1000 ;;
+sh_slow) sleep 1000 & echo $! > child.tmp && mv child.tmp child.pid; sleep 1000 ;;
 esac
 `,
 }
@@ -153,7 +153,7 @@ func TestPythonAndBashTools(t *testing.T) {
 
 	start := time.Now()
 	r = call(t, x, "sh_slow", nil)
-	if r.Status != executor.StatusError || !strings.Contains(r.Error, "script timed out after 500ms") {
+	if r.Status != executor.StatusError || !strings.Contains(r.Error, "script timed out after 3s") {
 		t.Errorf("sh_slow: %s %q, want a timeout", r.Status, r.Error)
 	}
 	if d := time.Since(start); d > 20*time.Second {

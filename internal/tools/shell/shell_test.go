@@ -204,13 +204,19 @@ func readPIDs(t *testing.T, dir string, names ...string) []int {
 }
 
 // spawn starts a child, a grandchild (in a subshell) and a foreground sleep,
-// writing their pids to files in the sandbox.
-const spawn = `sleep 1000 & echo $! > child.pid; ( sleep 1000 & echo $! > grandchild.pid; wait ) & echo $$ > leader.pid; sleep 1000`
+// writing their pids to files in the sandbox. Each file is written under a
+// temporary name and renamed, so a file that exists holds its whole pid (a
+// plain redirect creates the file before echo writes to it). The foreground
+// sleep starts only once every pid file is there and "started" is printed.
+const spawn = `sleep 1000 & echo $! > child.tmp && mv child.tmp child.pid; ` +
+	`( sleep 1000 & echo $! > grandchild.tmp && mv grandchild.tmp grandchild.pid; wait ) & ` +
+	`echo $$ > leader.tmp && mv leader.tmp leader.pid; ` +
+	`while [ ! -e grandchild.pid ]; do sleep 0.01; done; echo started; sleep 1000`
 
 func TestTimeoutKillsProcessGroup(t *testing.T) {
 	x, sandbox, _ := newExec(t, Options{Bubblewrap: BwrapOff})
-	r := bash(t, x, map[string]any{"command": "echo started; " + spawn, "timeout_ms": 500})
-	if r.Status != executor.StatusError || !strings.Contains(r.Error, "command timed out after 500ms") || !strings.Contains(r.Error, "started") {
+	r := bash(t, x, map[string]any{"command": spawn, "timeout_ms": 2000})
+	if r.Status != executor.StatusError || !strings.Contains(r.Error, "command timed out after 2s") || !strings.Contains(r.Error, "started") {
 		t.Fatalf("status %s error %q; want ERROR naming the timeout and the output so far", r.Status, r.Error)
 	}
 	waitGone(t, readPIDs(t, sandbox, "leader.pid", "child.pid", "grandchild.pid")...)
