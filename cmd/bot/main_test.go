@@ -179,6 +179,8 @@ func model(t *testing.T) *fakeopenai.Server {
 		switch {
 		case last.Role == "tool":
 			return fakeopenai.Response{Content: "Tool said: " + firstLine(last.Content)}
+		case strings.Contains(last.Content, "hang forever"):
+			return fakeopenai.Response{Hang: true}
 		case strings.Contains(last.Content, "what time"):
 			return fakeopenai.Response{ToolCalls: []fakeopenai.ToolCall{{ID: "call_t1", Name: "time", Arguments: `{"zone":"UTC"}`}}}
 		case strings.Contains(last.Content, "what did you find"):

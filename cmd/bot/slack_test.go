@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/threadbot/threadbot/internal/adapters/slack/fakeslack"
+	"github.com/threadbot/threadbot/internal/storage"
 )
 
 // slackProc is a threadbot process connected to a fake Slack.
@@ -150,6 +151,67 @@ func TestSlackSocketModeEndToEnd(t *testing.T) {
 				t.Errorf("%s contains the secret %q", l, secret)
 			}
 		}
+	}
+}
+
+// A kill -9 in the middle of a turn: after the restart the cut-off turn's
+// status is closed and the thread is told to ask again, and the message
+// that was queued behind it (acked, so Slack will not send it again) is
+// answered.
+func TestSlackCrashMidTurn(t *testing.T) {
+	dir := t.TempDir()
+	srv := model(t)
+	fs := fakeslack.New(fakeslack.Options{Logf: t.Logf})
+	defer fs.Close()
+	fs.AddUser(fakeslack.User{ID: "U1", Name: "alice"})
+	appToken := "SLACK_APP_TOKEN=" + fs.Options().AppToken
+
+	p := startSlack(t, dir, srv.URL(), fs, appToken)
+	fs.WaitConnections(t, 1)
+	ts := mentionBot(fs, "C1", "U1", "please hang forever")
+	fakeslack.Eventually(t, "the model request in flight", func() bool {
+		for _, r := range srv.Requests() {
+			if strings.Contains(r.LastMessage().Content, "hang forever") {
+				return true
+			}
+		}
+		return false
+	})
+	text := "<@" + fakeslack.DefaultBotUserID + "> and then this"
+	ts2 := fs.AddMessage(fakeslack.Message{Channel: "C1", User: "U1", Text: text, ThreadTS: ts})
+	fs.Send("events_api", fs.EventCallback("", fs.AppMention("C1", "U1", text, ts2, ts)), 0)
+	db, err := storage.Open(t.Context(), filepath.Join(dir, "bot.db"), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fakeslack.Eventually(t, "both messages in the inbox", func() bool {
+		ms, err := db.Inbox(t.Context())
+		return err == nil && len(ms) == 2
+	})
+	db.Close()
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	<-p.done
+
+	p = startSlack(t, dir, srv.URL(), fs, appToken)
+	defer func() {
+		if t.Failed() {
+			t.Log(p.log())
+		}
+	}()
+	botSaid(t, fs, "C1", ts, "Interrupted")
+	botSaid(t, fs, "C1", ts, "I restarted while answering")
+	botSaid(t, fs, "C1", ts, "Hello.")
+	p.stop()
+	n := 0
+	for _, r := range srv.Requests() {
+		if strings.Contains(r.LastMessage().Content, "hang forever") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("the cut-off turn was sent to the model %d times, want 1", n)
 	}
 }
 

@@ -119,6 +119,45 @@ func (a *SessionStore) EventSeen(ctx context.Context, platform, id string) (bool
 	return seen, mapErr(err)
 }
 
+// AddInbound implements session.Store.
+func (a *SessionStore) AddInbound(ctx context.Context, in session.Inbound, received time.Time) (bool, error) {
+	first, err := a.st.AddInbound(ctx, Inbound{
+		Key:     SessionKey{Platform: in.Key.Platform, Workspace: in.Key.Workspace, Channel: in.Key.Channel, Thread: in.Key.Thread},
+		EventID: in.EventID, User: in.User, UserName: in.UserName, Text: in.Text, IsAdmin: in.IsAdmin,
+		Received: received,
+	})
+	return first, mapErr(err)
+}
+
+// StartInbound implements session.Store.
+func (a *SessionStore) StartInbound(ctx context.Context, platform, eventID string, statusRef session.Ref) error {
+	return mapErr(a.st.StartInbound(ctx, platform, eventID, string(statusRef), time.Time{}))
+}
+
+// Inbox implements session.Store.
+func (a *SessionStore) Inbox(ctx context.Context) ([]session.Queued, error) {
+	ms, err := a.st.Inbox(ctx)
+	if err != nil {
+		return nil, mapErr(err)
+	}
+	out := make([]session.Queued, 0, len(ms))
+	for _, m := range ms {
+		out = append(out, session.Queued{
+			Inbound: session.Inbound{
+				Key: toKey(m.Key), EventID: m.EventID, User: m.User, UserName: m.UserName,
+				Text: m.Text, IsAdmin: m.IsAdmin,
+			},
+			Received: m.Received, Started: m.Started, StatusRef: session.Ref(m.StatusRef),
+		})
+	}
+	return out, nil
+}
+
+// DropInbound implements session.Store.
+func (a *SessionStore) DropInbound(ctx context.Context, platform, eventID string) error {
+	return mapErr(a.st.DropInbound(ctx, platform, eventID))
+}
+
 // SavePending implements session.Store.
 func (a *SessionStore) SavePending(ctx context.Context, p session.Pending, upserts []vars.Variable, removed []string) error {
 	return mapErr(a.st.SavePending(ctx, PendingApproval{

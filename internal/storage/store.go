@@ -170,6 +170,20 @@ type Turn struct {
 	ResolvePending []string
 }
 
+// Inbound is a message in the inbox: accepted from a platform, its turn not
+// stored yet.
+type Inbound struct {
+	Key       SessionKey
+	EventID   string
+	User      string
+	UserName  string
+	Text      string
+	IsAdmin   bool
+	Received  time.Time
+	Started   time.Time // zero until its turn starts
+	StatusRef string    // the turn's status message, once started
+}
+
 // Snapshot is a session as LoadSession restores it.
 type Snapshot struct {
 	Session
@@ -221,6 +235,19 @@ type Store interface {
 	// this call recorded it (false: it was already there). Do not mark an
 	// event that is then passed to SaveTurn, which marks it itself.
 	MarkEvent(ctx context.Context, platform, id string) (first bool, err error)
+
+	// AddInbound stores an accepted message in the inbox, keyed by platform
+	// and event id, and reports whether this call stored it. A zero Received
+	// means now. SaveTurn with the message's event removes it.
+	AddInbound(ctx context.Context, m Inbound) (first bool, err error)
+	// StartInbound records that a message's turn started and the reference
+	// of its status message (ErrNotFound). A zero at means now.
+	StartInbound(ctx context.Context, platform, eventID, statusRef string, at time.Time) error
+	// Inbox returns the inbox in the order the messages were received.
+	Inbox(ctx context.Context) ([]Inbound, error)
+	// DropInbound removes a message from the inbox and marks its event
+	// processed, in one transaction; a missing row is not an error.
+	DropInbound(ctx context.Context, platform, eventID string) error
 
 	// SetToolSetting upserts a setting for its scope, kind and name.
 	SetToolSetting(ctx context.Context, s ToolSetting) error

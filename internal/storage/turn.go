@@ -7,9 +7,10 @@ import (
 )
 
 // SaveTurn writes a turn in one transaction: the inbound event marked
-// processed (if t.EventID is set), the session's Updated bumped, messages
-// appended, variables upserted and removed, audit rows appended, decisions
-// upserted, and the approvals in t.ResolvePending deleted. It returns
+// processed and its inbox row deleted (if t.EventID is set), the session's
+// Updated bumped, messages appended, variables upserted and removed, audit
+// rows appended, decisions upserted, and the approvals in t.ResolvePending
+// deleted. It returns
 // ErrNotFound for an unknown session and ErrDuplicateEvent when the event
 // was already processed; either way nothing was written.
 func (s *SQLite) SaveTurn(ctx context.Context, t Turn) error {
@@ -25,6 +26,9 @@ func (s *SQLite) SaveTurn(ctx context.Context, t Turn) error {
 			}
 			if !first {
 				return fmt.Errorf("event %s/%s: %w", t.EventPlatform, t.EventID, ErrDuplicateEvent)
+			}
+			if err := deleteInbound(ctx, tx, t.EventPlatform, t.EventID); err != nil {
+				return err
 			}
 		}
 		if err := touchSession(ctx, tx, t.SessionID, now); err != nil {

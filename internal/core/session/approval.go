@@ -309,7 +309,22 @@ func (m *Manager) Recover(ctx context.Context) error {
 	if len(live)+len(expired) > 0 {
 		m.lg.Info("recovered approvals", "live", len(live), "expired", len(expired))
 	}
-	return nil
+	// Messages of turns waiting for an approval are the approvals' to finish.
+	owned := map[string]bool{}
+	for _, p := range live {
+		if ev := envelopeOf(p).EventID; ev != "" {
+			owned[p.Key.Platform+"/"+ev] = true
+		}
+	}
+	return m.recoverInbox(ctx, owned)
+}
+
+// envelopeOf decodes the turn envelope stored with an approval; a bad one
+// decodes as empty.
+func envelopeOf(p Pending) envelope {
+	var env envelope
+	_ = json.Unmarshal(p.Checkpoint, &env)
+	return env
 }
 
 func (m *Manager) expireRecovered(id string) {
@@ -335,8 +350,10 @@ func (m *Manager) tellExpired(ctx context.Context, p Pending) {
 		return
 	}
 	m.resolve(ctx, pl, recoveredWaiter(p), Outcome{Expired: true, Reason: "no decision in time"})
-	var env envelope
-	_ = json.Unmarshal(p.Checkpoint, &env)
+	env := envelopeOf(p)
+	if env.EventID != "" {
+		m.dropInbound(ctx, Inbound{Key: p.Key, EventID: env.EventID})
+	}
 	if env.StatusRef != "" {
 		_ = pl.Edit(ctx, p.Key, env.StatusRef, Out{Kind: OutStatus, Text: "⏹ Stopped: the approval expired", Final: true})
 	}

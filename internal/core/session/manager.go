@@ -167,21 +167,14 @@ func (m *Manager) IsAdmin(user string) bool { return slices.Contains(m.opts.Admi
 
 // Handle queues a message for its session and returns once it is queued.
 // A message whose event was seen before (queued, running or stored) is
-// dropped: Handle returns false, nil.
+// dropped: Handle returns false, nil. A message with an event id is also
+// stored in the inbox before Handle returns, so a crash or a restart does
+// not lose it (see Recover).
 func (m *Manager) Handle(ctx context.Context, in Inbound) (bool, error) {
 	if in.EventID != "" {
-		ev := in.Key.Platform + "/" + in.EventID
-		m.mu.Lock()
-		if m.closed {
-			m.mu.Unlock()
-			return false, ErrClosed
+		if ok, err := m.admit(in); !ok {
+			return false, err
 		}
-		if m.inflight[ev] {
-			m.mu.Unlock()
-			return false, nil
-		}
-		m.inflight[ev] = true
-		m.mu.Unlock()
 		seen, err := m.store.EventSeen(ctx, in.Key.Platform, in.EventID)
 		if err != nil || seen {
 			m.doneEvent(in)
@@ -190,8 +183,29 @@ func (m *Manager) Handle(ctx context.Context, in Inbound) (bool, error) {
 			}
 			return false, nil
 		}
+		if _, err := m.store.AddInbound(ctx, in, m.opts.Now()); err != nil {
+			// The message is still answered; it just would not survive a
+			// crash before its turn is stored.
+			m.lg.Error("store inbound message", "platform", in.Key.Platform, "event", in.EventID, "err", err)
+		}
 	}
 	return true, m.enqueue(in.Key, job{msg: &in})
+}
+
+// admit marks an event in flight; false when it already is, or when the
+// Manager is closed (ErrClosed).
+func (m *Manager) admit(in Inbound) (bool, error) {
+	ev := in.Key.Platform + "/" + in.EventID
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return false, ErrClosed
+	}
+	if m.inflight[ev] {
+		return false, nil
+	}
+	m.inflight[ev] = true
+	return true, nil
 }
 
 func (m *Manager) doneEvent(in Inbound) {
@@ -238,6 +252,15 @@ func (m *Manager) work(s *session) {
 		}
 		j := s.queue[0]
 		s.queue = s.queue[1:]
+		if m.base.Err() != nil {
+			// Shutting down: a job that has not started stays stored (the
+			// inbox, a decided approval) and runs after the restart.
+			m.mu.Unlock()
+			if j.msg != nil {
+				m.doneEvent(*j.msg)
+			}
+			continue
+		}
 		ctx, cancel := context.WithCancelCause(m.base)
 		s.cancel = cancel
 		m.mu.Unlock()

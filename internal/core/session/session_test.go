@@ -412,6 +412,15 @@ func TestApprovalSurvivesRestart(t *testing.T) {
 	if !seen {
 		t.Error("event not marked processed after the resumed turn")
 	}
+	// The message's turn belonged to the approval: no "interrupted" notice.
+	for _, e := range h.plat.events(k) {
+		if e.Out.Kind == session.OutNotice {
+			t.Errorf("notice after the restart: %q", e.Out.Text)
+		}
+	}
+	if ids := inboxIDs(t, h.db); len(ids) != 0 {
+		t.Errorf("inbox = %q, want empty", ids)
+	}
 }
 
 func TestIdleEvictionAndReload(t *testing.T) {

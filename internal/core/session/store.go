@@ -86,6 +86,17 @@ const (
 	PendingExpired  = "expired"
 )
 
+// Queued is a message in the inbox: accepted from a platform (which will
+// not deliver it again) and its turn not stored yet.
+type Queued struct {
+	Inbound
+	Received time.Time
+	// Started is when its turn started (zero: not yet), StatusRef the
+	// turn's status message.
+	Started   time.Time
+	StatusRef Ref
+}
+
 // ToolSetting enables or disables a group or tool in a scope. An empty
 // Workspace and Channel is global; an empty Channel is the workspace.
 type ToolSetting struct {
@@ -110,6 +121,16 @@ type Store interface {
 	SaveTurn(ctx context.Context, t TurnRecord) error
 	// EventSeen reports whether an inbound event was processed.
 	EventSeen(ctx context.Context, platform, id string) (bool, error)
+	// AddInbound stores an accepted message in the inbox and reports
+	// whether this call stored it. SaveTurn with its event removes it.
+	AddInbound(ctx context.Context, in Inbound, received time.Time) (bool, error)
+	// StartInbound records that a message's turn started (ErrNotFound).
+	StartInbound(ctx context.Context, platform, eventID string, statusRef Ref) error
+	// Inbox returns the inbox in the order the messages were received.
+	Inbox(ctx context.Context) ([]Queued, error)
+	// DropInbound removes a message from the inbox without a turn and
+	// marks its event processed.
+	DropInbound(ctx context.Context, platform, eventID string) error
 	// SavePending stores an approval request with the session's variable
 	// changes so far.
 	SavePending(ctx context.Context, p Pending, upserts []vars.Variable, removed []string) error

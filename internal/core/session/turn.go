@@ -83,6 +83,10 @@ func (m *Manager) runJob(ctx context.Context, s *session, j job) {
 	if err := m.load(ctx, s); err != nil {
 		lg.Error("run turn", "err", err)
 		_, _ = p.Post(context.WithoutCancel(ctx), key, Out{Kind: OutNotice, Text: "⚠️ Sorry, I could not load this conversation. Please try again in a moment."})
+		if j.msg != nil && j.msg.EventID != "" {
+			// The person was told to try again: do not also replay it.
+			m.dropInbound(context.WithoutCancel(ctx), *j.msg)
+		}
 		return
 	}
 	if err := m.applySettings(ctx, key, s.x); err != nil {
@@ -109,6 +113,11 @@ func (m *Manager) runMessage(ctx context.Context, p Platform, s *session, in Inb
 		m.lg.Warn("post status", "err", err)
 	}
 	t.statusRef, t.env.StatusRef = ref, ref
+	if in.EventID != "" {
+		if err := m.store.StartInbound(t.ctx, in.Key.Platform, in.EventID, ref); err != nil && !errors.Is(err, ErrNotFound) {
+			m.lg.Warn("mark inbound message started", "event", in.EventID, "err", err)
+		}
+	}
 	s.x.SetApprover(t)
 	res, err := chain.Turn(ctx, m.model, s.x, t.chainOptions(cs, msgs))
 	t.finish(ctx, res, err, in.Key.Platform)

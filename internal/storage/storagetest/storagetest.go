@@ -30,6 +30,7 @@ func Run(t *testing.T, open func(t *testing.T) storage.Store) {
 		{"Decisions", testDecisions},
 		{"Events", testEvents},
 		{"DuplicateEvent", testDuplicateEvent},
+		{"Inbox", testInbox},
 		{"ToolSettings", testToolSettings},
 		{"Pending", testPending},
 		{"RecoverPending", testRecoverPending},

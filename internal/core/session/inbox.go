@@ -1,0 +1,87 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// recoverInbox handles the messages accepted before the process stopped
+// whose turns were not stored. Each is in one of four states:
+//   - its turn waits for an approval (owned): the approval finishes it;
+//   - its turn was stored after all (a row left by a duplicate save): the
+//     row is dropped;
+//   - its turn never started (queued at a crash or a shutdown): it is
+//     queued again, in the order the messages arrived;
+//   - its turn started and was cut off by a crash: it is not run again,
+//     since its tools may have run, and the thread is told to ask again.
+//
+// Messages of platforms not registered in this run stay in the inbox.
+func (m *Manager) recoverInbox(ctx context.Context, owned map[string]bool) error {
+	qs, err := m.store.Inbox(ctx)
+	if err != nil {
+		return fmt.Errorf("recover inbox: %w", err)
+	}
+	var queued, interrupted int
+	for _, q := range qs {
+		ev := q.Key.Platform + "/" + q.EventID
+		if owned[ev] {
+			continue
+		}
+		p, err := m.platform(q.Key.Platform)
+		if err != nil {
+			continue
+		}
+		seen, err := m.store.EventSeen(ctx, q.Key.Platform, q.EventID)
+		if err != nil {
+			return fmt.Errorf("recover inbox: %w", err)
+		}
+		switch {
+		case seen:
+			m.dropInbound(ctx, q.Inbound)
+		case q.Started.IsZero():
+			in := q.Inbound
+			if ok, err := m.admit(in); err != nil {
+				return fmt.Errorf("recover inbox: %w", err)
+			} else if !ok {
+				continue
+			}
+			if err := m.enqueue(in.Key, job{msg: &in}); err != nil {
+				return fmt.Errorf("recover inbox: %w", err)
+			}
+			queued++
+		default:
+			m.tellInterrupted(ctx, p, q)
+			interrupted++
+		}
+	}
+	if queued+interrupted > 0 {
+		m.lg.Info("recovered messages", "queued", queued, "interrupted", interrupted)
+	}
+	return nil
+}
+
+// tellInterrupted closes the turn of a message that a crash cut off and
+// asks its thread to send it again.
+func (m *Manager) tellInterrupted(ctx context.Context, p Platform, q Queued) {
+	if q.StatusRef != "" {
+		_ = p.Edit(ctx, q.Key, q.StatusRef, Out{Kind: OutStatus, Text: "⚠️ Interrupted: the bot restarted", Final: true})
+	}
+	quote := strings.Join(strings.Fields(q.Text), " ")
+	if r := []rune(quote); len(r) > 80 {
+		quote = string(r[:80]) + "…"
+	}
+	text := fmt.Sprintf("⚠️ I restarted while answering “%s”, so that answer is lost. Send it again and I will start over.", quote)
+	if _, err := p.Post(ctx, q.Key, Out{Kind: OutNotice, Text: text}); err != nil {
+		// Keep the row: the next start tells the thread.
+		m.lg.Warn("tell thread of an interrupted turn", "event", q.EventID, "err", err)
+		return
+	}
+	m.dropInbound(ctx, q.Inbound)
+}
+
+func (m *Manager) dropInbound(ctx context.Context, in Inbound) {
+	if err := m.store.DropInbound(ctx, in.Key.Platform, in.EventID); err != nil {
+		m.lg.Warn("drop inbound message", "event", in.EventID, "err", err)
+	}
+}

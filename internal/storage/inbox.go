@@ -1,0 +1,123 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// AddInbound stores an accepted message in the inbox and reports whether
+// this call stored it (false: a row for the event exists). Received zero
+// means now.
+func (s *SQLite) AddInbound(ctx context.Context, m Inbound) (first bool, err error) {
+	if m.EventID == "" || m.Key.Platform == "" {
+		return false, fmt.Errorf("add inbound: %w: empty platform or event id", ErrInvalid)
+	}
+	if m.Received.IsZero() {
+		m.Received = s.now()
+	}
+	err = s.write(ctx, "add inbound", func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `INSERT INTO inbox
+			(platform, event_id, workspace, channel, thread, user_id, user_name, text, is_admin, received_at, seq)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,
+				(SELECT COALESCE(MAX(seq), 0) + 1 FROM inbox))
+			ON CONFLICT (platform, event_id) DO NOTHING`,
+			m.Key.Platform, m.EventID, m.Key.Workspace, m.Key.Channel, m.Key.Thread,
+			m.User, m.UserName, m.Text, boolInt(m.IsAdmin), enc(m.Received))
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		first = n == 1
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("add inbound %s/%s: %w", m.Key.Platform, m.EventID, err)
+	}
+	return first, nil
+}
+
+// StartInbound records that the turn of an inbox message started, with the
+// reference of its status message (ErrNotFound when the row is gone).
+func (s *SQLite) StartInbound(ctx context.Context, platform, eventID, statusRef string, at time.Time) error {
+	if at.IsZero() {
+		at = s.now()
+	}
+	err := s.write(ctx, "start inbound", func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE inbox SET started_at = $1, status_ref = $2
+			WHERE platform = $3 AND event_id = $4`, enc(at), statusRef, platform, eventID)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		if err == nil && n == 0 {
+			err = ErrNotFound
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("start inbound %s/%s: %w", platform, eventID, err)
+	}
+	return nil
+}
+
+// Inbox returns the inbox in the order the messages were received.
+func (s *SQLite) Inbox(ctx context.Context) ([]Inbound, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT platform, event_id, workspace, channel, thread,
+		user_id, user_name, text, is_admin, received_at, started_at, status_ref
+		FROM inbox ORDER BY received_at, seq`)
+	if err != nil {
+		return nil, fmt.Errorf("inbox: %w", err)
+	}
+	defer rows.Close()
+	var out []Inbound
+	for rows.Next() {
+		var m Inbound
+		var admin int
+		var received, started int64
+		if err := rows.Scan(&m.Key.Platform, &m.EventID, &m.Key.Workspace, &m.Key.Channel, &m.Key.Thread,
+			&m.User, &m.UserName, &m.Text, &admin, &received, &started, &m.StatusRef); err != nil {
+			return nil, fmt.Errorf("inbox: %w", err)
+		}
+		m.IsAdmin, m.Received, m.Started = admin != 0, dec(received), dec(started)
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("inbox: %w", err)
+	}
+	return out, nil
+}
+
+// DropInbound removes a message from the inbox without a turn and marks
+// its event processed, in one transaction, so it neither runs again nor
+// is accepted again. A missing row is not an error.
+func (s *SQLite) DropInbound(ctx context.Context, platform, eventID string) error {
+	if eventID == "" {
+		return fmt.Errorf("drop inbound: %w: empty event id", ErrInvalid)
+	}
+	now := s.now()
+	err := s.write(ctx, "drop inbound", func(tx *sql.Tx) error {
+		if err := deleteInbound(ctx, tx, platform, eventID); err != nil {
+			return err
+		}
+		_, err := markEvent(ctx, tx, platform, eventID, now)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("drop inbound %s/%s: %w", platform, eventID, err)
+	}
+	return nil
+}
+
+func deleteInbound(ctx context.Context, tx *sql.Tx, platform, eventID string) error {
+	_, err := tx.ExecContext(ctx, `DELETE FROM inbox WHERE platform = $1 AND event_id = $2`, platform, eventID)
+	return err
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,21 @@
+-- The inbox holds messages the bot accepted (and the platform considers
+-- delivered) whose turn is not stored yet, so a crash or a restart loses
+-- none: unstarted ones run after the restart, interrupted ones are reported
+-- in their thread. SaveTurn deletes a message's row with its event.
+CREATE TABLE inbox (
+	platform    TEXT NOT NULL,
+	event_id    TEXT NOT NULL,
+	workspace   TEXT NOT NULL DEFAULT '',
+	channel     TEXT NOT NULL DEFAULT '',
+	thread      TEXT NOT NULL DEFAULT '',
+	user_id     TEXT NOT NULL DEFAULT '',
+	user_name   TEXT NOT NULL DEFAULT '',
+	text        TEXT NOT NULL DEFAULT '',
+	is_admin    INTEGER NOT NULL DEFAULT 0,
+	received_at INTEGER NOT NULL,
+	seq         INTEGER NOT NULL,
+	started_at  INTEGER NOT NULL DEFAULT 0, -- 0 until its turn starts
+	status_ref  TEXT NOT NULL DEFAULT '',
+	PRIMARY KEY (platform, event_id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX inbox_order ON inbox (received_at, seq);
