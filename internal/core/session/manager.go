@@ -101,6 +101,10 @@ type Inbound struct {
 	Text     string
 	// IsAdmin is set when the platform says the user is an admin.
 	IsAdmin bool
+	// Files are attached to the message. Handle saves them in the thread's
+	// sandbox under uploads/ and tells the model where they are; they are
+	// not kept in the Inbound afterwards.
+	Files []File
 }
 
 // Manager runs sessions.
@@ -171,6 +175,16 @@ func (m *Manager) IsAdmin(user string) bool { return slices.Contains(m.opts.Admi
 // stored in the inbox before Handle returns, so a crash or a restart does
 // not lose it (see Recover).
 func (m *Manager) Handle(ctx context.Context, in Inbound) (bool, error) {
+	if len(in.Files) > 0 {
+		if in.EventID != "" {
+			// Not saved twice for a redelivered event.
+			if seen, err := m.store.EventSeen(ctx, in.Key.Platform, in.EventID); err == nil && seen {
+				return false, nil
+			}
+		}
+		in.Text = m.saveUploads(in.Key, in.Files, in.Text)
+		in.Files = nil
+	}
 	if in.EventID != "" {
 		if ok, err := m.admit(in); !ok {
 			return false, err

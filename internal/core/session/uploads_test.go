@@ -1,0 +1,74 @@
+package session_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/threadbot/threadbot/internal/core/chain"
+	"github.com/threadbot/threadbot/internal/core/llm"
+	"github.com/threadbot/threadbot/internal/core/session"
+)
+
+// Attached files land in the thread's sandbox under uploads/, never outside
+// it and never over another file, and the model is told where they are.
+func TestAttachedFilesSavedInSandbox(t *testing.T) {
+	h := newHarness(t, nil)
+	h.model.Func = func(req llm.Request) chain.ScriptReply { return chain.ScriptReply{Response: text("got it")} }
+	k := key("files")
+	files := []session.File{
+		{Name: "data.csv", MIMEType: "text/csv", Data: []byte("a,b\n1,2\n")},
+		{Name: "data.csv", MIMEType: "text/csv", Data: []byte("second")},
+		{Name: "../../escape.txt", Data: []byte("x")},
+		{Name: "..", Data: []byte("y")},
+	}
+	in := session.Inbound{Key: k, User: "U1", Text: "look at these", EventID: "F1", Files: files}
+	if ok, err := h.m.Handle(context.Background(), in); !ok || err != nil {
+		t.Fatalf("Handle = %v, %v", ok, err)
+	}
+	h.plat.waitDone(t, 1)
+
+	uploads := filepath.Join(h.opts.WorkspaceRoot, k.ID(), session.UploadsDir)
+	want := map[string]string{"data.csv": "a,b\n1,2\n", "data-2.csv": "second", "_.._escape.txt": "x", "file": "y"}
+	entries, err := os.ReadDir(uploads)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+		b, _ := os.ReadFile(filepath.Join(uploads, e.Name()))
+		if w, ok := want[e.Name()]; !ok || string(b) != w {
+			t.Errorf("uploads/%s holds %q; want %q (known: %v)", e.Name(), b, w, ok)
+		}
+	}
+	if len(names) != len(want) {
+		t.Errorf("uploads = %q, want %d files", names, len(want))
+	}
+	if _, err := os.Stat(filepath.Join(h.opts.WorkspaceRoot, "escape.txt")); err == nil {
+		t.Error("a file name escaped the sandbox")
+	}
+
+	got := lastUser(h.model.Requests()[0])
+	for _, s := range []string{"look at these", "uploads/data.csv (8 bytes, text/csv)", "uploads/data-2.csv", "uploads/_.._escape.txt", "uploads/file"} {
+		if !strings.Contains(got, s) {
+			t.Errorf("the model's message lacks %q:\n%s", s, got)
+		}
+	}
+
+	// A redelivery saves nothing again.
+	if ok, _ := h.m.Handle(context.Background(), in); ok {
+		t.Error("redelivered message accepted")
+	}
+	after, _ := os.ReadDir(uploads)
+	if len(after) != len(entries) {
+		t.Errorf("redelivery wrote files: %d, was %d", len(after), len(entries))
+	}
+	// The stored message is the text with the note, not the data.
+	msgs, _ := h.db.Messages(context.Background(), k.ID(), 10)
+	if len(msgs) != 2 || !strings.Contains(msgs[0].Content, "uploads/data.csv") || strings.Contains(msgs[0].Content, "a,b") {
+		t.Errorf("stored user message = %q", msgs[0].Content)
+	}
+}
