@@ -47,6 +47,9 @@ type Options struct {
 	// AdminCacheTTL is how long a users.info answer about admins is
 	// trusted [5m].
 	AdminCacheTTL time.Duration
+	// MaxFileBytes is the largest attached file downloaded into a
+	// thread's sandbox [10 MiB].
+	MaxFileBytes int
 }
 
 // Runtime is what the adapter needs from the session runtime;
@@ -83,6 +86,7 @@ type Adapter struct {
 	me      identity
 	threads map[session.Key]bool // threads the bot takes part in
 	current map[string]string    // channel+" "+thread -> ts of the message the turn answers
+	handed  map[string]bool      // event ids handed to the runtime lately (route's goroutine only)
 	admins  map[string]adminEntry
 
 	events chan func(context.Context) // ordered inbound messages
@@ -97,6 +101,7 @@ func New(lg *slog.Logger, opts Options) *Adapter {
 	opts.Command = cmp.Or(opts.Command, "/threadbot")
 	opts.MaxAttempts = cmp.Or(opts.MaxAttempts, 8)
 	opts.AdminCacheTTL = cmp.Or(opts.AdminCacheTTL, 5*time.Minute)
+	opts.MaxFileBytes = cmp.Or(opts.MaxFileBytes, defaultMaxFileBytes)
 	if opts.HTTPClient == nil {
 		opts.HTTPClient = &http.Client{Timeout: 30 * time.Second}
 	}
@@ -117,6 +122,7 @@ func New(lg *slog.Logger, opts Options) *Adapter {
 		lim:     newLimiter(opts.Limits),
 		threads: map[session.Key]bool{},
 		current: map[string]string{},
+		handed:  map[string]bool{},
 		admins:  map[string]adminEntry{},
 		events:  make(chan func(context.Context), 1024),
 	}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	slackapi "github.com/slack-go/slack"
 	"github.com/slack-go/slack/slackevents"
 
 	"github.com/threadbot/threadbot/internal/core/session"
@@ -17,6 +18,7 @@ type inbound struct {
 	user, botID, subtype       string
 	text, ts, threadTS         string
 	mention                    bool // from an app_mention event
+	files                      []slackapi.File
 }
 
 // onEventsAPI handles one Events API event (already acknowledged).
@@ -32,12 +34,16 @@ func (a *Adapter) onEventsAPI(ctx context.Context, ev slackevents.EventsAPIEvent
 		}
 		a.onMessage(ctx, inbound{
 			team: team, channel: e.Channel, user: e.User, botID: e.BotID,
-			text: e.Text, ts: e.TimeStamp, threadTS: e.ThreadTimeStamp, mention: true,
+			text: e.Text, ts: e.TimeStamp, threadTS: e.ThreadTimeStamp, mention: true, files: e.Files,
 		})
 	case *slackevents.MessageEvent:
+		var files []slackapi.File
+		if e.Message != nil {
+			files = e.Message.Files
+		}
 		a.onMessage(ctx, inbound{
 			team: team, channel: e.Channel, channelType: e.ChannelType, user: e.User, botID: e.BotID,
-			subtype: e.SubType, text: e.Text, ts: e.TimeStamp, threadTS: e.ThreadTimeStamp,
+			subtype: e.SubType, text: e.Text, ts: e.TimeStamp, threadTS: e.ThreadTimeStamp, files: files,
 		})
 	}
 }
@@ -88,11 +94,26 @@ func (a *Adapter) route(ctx context.Context, m inbound) {
 		a.stopThread(ctx, key, m.user, m.threadTS)
 		return
 	}
-	if strings.TrimSpace(text) == "" {
+	if strings.TrimSpace(text) == "" && len(m.files) == 0 {
 		if !mentioned {
-			return // a file or an empty message: nothing to answer
+			return // an empty message: nothing to answer
 		}
 		text = "(The user mentioned you without a message.)"
+	}
+	eventID := "msg:" + m.channel + ":" + m.ts
+	if a.handed[eventID] {
+		// The app_mention and message events of one message, or a
+		// redelivery: the runtime drops it anyway, but its files need not
+		// be downloaded again.
+		return
+	}
+	var files []session.File
+	if len(m.files) > 0 {
+		var notes []string
+		files, notes = a.download(ctx, m.files)
+		if len(notes) > 0 {
+			text = strings.TrimSpace(text + "\n\n[Attached but not saved:\n- " + strings.Join(notes, "\n- ") + "]")
+		}
 	}
 	a.mu.Lock()
 	if len(a.current) >= 100_000 {
@@ -102,8 +123,14 @@ func (a *Adapter) route(ctx context.Context, m inbound) {
 	a.mu.Unlock()
 	a.takePart(key, "")
 	ok, err := rt.Handle(ctx, session.Inbound{
-		Key: key, EventID: "msg:" + m.channel + ":" + m.ts, User: m.user, Text: text,
+		Key: key, EventID: eventID, User: m.user, Text: text, Files: files,
 	})
+	if err == nil {
+		if len(a.handed) >= 10_000 {
+			clear(a.handed) // the runtime's own check still holds
+		}
+		a.handed[eventID] = true
+	}
 	switch {
 	case err != nil:
 		lg.Error("hand message to the runtime", "err", err)

@@ -46,6 +46,7 @@ type envOpts struct {
 	editInterval time.Duration
 	quiet        bool // no logs (benchmarks)
 	allowBots    bool
+	maxFileBytes int
 }
 
 type env struct {
@@ -56,6 +57,7 @@ type env struct {
 	mgr   *session.Manager
 	ad    *slack.Adapter
 	http  *httptest.Server // HTTP mode
+	ws    string           // the sessions' sandboxes
 
 	mu  sync.Mutex
 	ran []string
@@ -110,7 +112,8 @@ func newEnv(t testing.TB, o envOpts) *env {
 		WorkspaceRoot: filepath.Join(dir, "ws"),
 		EditInterval:  ei,
 	})
-	so := slack.Options{BotToken: fakeslack.DefaultBotToken, APIURL: e.fs.APIURL(), AllowBots: o.allowBots}
+	e.ws = filepath.Join(dir, "ws")
+	so := slack.Options{BotToken: fakeslack.DefaultBotToken, APIURL: e.fs.APIURL(), AllowBots: o.allowBots, MaxFileBytes: o.maxFileBytes}
 	if o.http {
 		so.SigningSecret = secret
 	} else {

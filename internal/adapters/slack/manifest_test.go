@@ -43,7 +43,7 @@ func TestAppManifest(t *testing.T) {
 	if err := yaml.Unmarshal(b, &m); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{"app_mentions:read", "channels:history", "groups:history", "im:history", "mpim:history", "chat:write", "commands", "files:write", "reactions:write", "users:read"} {
+	for _, s := range []string{"app_mentions:read", "channels:history", "groups:history", "im:history", "mpim:history", "chat:write", "commands", "files:read", "files:write", "reactions:write", "users:read"} {
 		if !slices.Contains(m.OAuth.Scopes.Bot, s) {
 			t.Errorf("manifest lacks the bot scope %s", s)
 		}

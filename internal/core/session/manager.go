@@ -175,16 +175,6 @@ func (m *Manager) IsAdmin(user string) bool { return slices.Contains(m.opts.Admi
 // stored in the inbox before Handle returns, so a crash or a restart does
 // not lose it (see Recover).
 func (m *Manager) Handle(ctx context.Context, in Inbound) (bool, error) {
-	if len(in.Files) > 0 {
-		if in.EventID != "" {
-			// Not saved twice for a redelivered event.
-			if seen, err := m.store.EventSeen(ctx, in.Key.Platform, in.EventID); err == nil && seen {
-				return false, nil
-			}
-		}
-		in.Text = m.saveUploads(in.Key, in.Files, in.Text)
-		in.Files = nil
-	}
 	if in.EventID != "" {
 		if ok, err := m.admit(in); !ok {
 			return false, err
@@ -197,6 +187,12 @@ func (m *Manager) Handle(ctx context.Context, in Inbound) (bool, error) {
 			}
 			return false, nil
 		}
+	}
+	if len(in.Files) > 0 {
+		in.Text = m.saveUploads(in.Key, in.Files, in.Text)
+		in.Files = nil
+	}
+	if in.EventID != "" {
 		if _, err := m.store.AddInbound(ctx, in, m.opts.Now()); err != nil {
 			// The message is still answered; it just would not survive a
 			// crash before its turn is stored.

@@ -28,6 +28,9 @@ func TestAttachedFilesSavedInSandbox(t *testing.T) {
 	if ok, err := h.m.Handle(context.Background(), in); !ok || err != nil {
 		t.Fatalf("Handle = %v, %v", ok, err)
 	}
+	if ok, _ := h.m.Handle(context.Background(), in); ok { // redelivered while queued or running
+		t.Error("redelivered message accepted")
+	}
 	h.plat.waitDone(t, 1)
 
 	uploads := filepath.Join(h.opts.WorkspaceRoot, k.ID(), session.UploadsDir)
@@ -58,7 +61,7 @@ func TestAttachedFilesSavedInSandbox(t *testing.T) {
 		}
 	}
 
-	// A redelivery saves nothing again.
+	// A redelivery after the turn saves nothing either.
 	if ok, _ := h.m.Handle(context.Background(), in); ok {
 		t.Error("redelivered message accepted")
 	}

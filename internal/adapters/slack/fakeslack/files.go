@@ -39,6 +39,8 @@ type File struct {
 	InitialComment string
 	MessageTS      string
 	Created        time.Time
+	// Downloads counts the times the bot token downloaded the file.
+	Downloads int
 }
 
 // Files returns copies of the known files, in the order they were created.
@@ -190,8 +192,9 @@ func (s *Server) download(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	f := s.files[r.PathValue("id")]
 	var data []byte
-	if f != nil {
+	if f != nil && bearer == s.opts.BotToken {
 		data = append([]byte(nil), f.Content...)
+		f.Downloads++
 	}
 	s.mu.Unlock()
 	switch {

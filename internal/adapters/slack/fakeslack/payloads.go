@@ -214,3 +214,22 @@ func (s *Server) userJSON(id string) map[string]any {
 	}
 	return map[string]any{"id": id, "username": name, "name": name, "team_id": s.opts.TeamID}
 }
+
+// AttachFiles adds the files with ids (see AddFile) to an event built by
+// AppMention or UserMessage, as Slack lists them, and gives a message event
+// the file_share subtype. It returns ev.
+func (s *Server) AttachFiles(ev map[string]any, ids ...string) map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var files []map[string]any
+	for _, id := range ids {
+		if f := s.files[id]; f != nil {
+			files = append(files, s.fileJSON(f))
+		}
+	}
+	ev["files"] = files
+	if ev["type"] == "message" {
+		ev["subtype"] = "file_share"
+	}
+	return ev
+}
