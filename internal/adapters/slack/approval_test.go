@@ -178,3 +178,25 @@ func TestStop(t *testing.T) {
 		}
 	}
 }
+
+// "stop" written at the top of a DM stops the turn running in another of
+// the DM's threads (each top-level DM message opens its own).
+func TestStopInDM(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	e.model.SetHandler(func(req fakeopenai.Request) fakeopenai.Response {
+		if req.LastMessage().Role == "user" {
+			return call("wait", `{}`)
+		}
+		return answer("stopped early")
+	})
+	ts := e.reply(dmChannel, "im", alice, "wait", "")
+	fakeslack.Eventually(t, "the wait tool", func() bool { return len(e.ranTools()) == 1 })
+	e.reply(dmChannel, "im", alice, "stop", "")
+	e.waitBot(dmChannel, ts, "Stopped")
+	e.ephemeralTo(alice, "Stopped 1 turn.")
+	for _, r := range e.model.Requests() {
+		if lastUserText(r) == "stop" {
+			t.Error(`"stop" reached the model`)
+		}
+	}
+}

@@ -91,6 +91,12 @@ func (a *Adapter) route(ctx context.Context, m inbound) {
 	text := cleanText(m.text, me.UserID)
 	rt := a.runtime()
 	if (mentioned || dm) && strings.EqualFold(strings.Trim(text, " .!"), "stop") {
+		if dm && m.threadTS == "" {
+			// A top-level DM message opens its own thread: "stop" there
+			// means the turns running in this conversation.
+			a.ephemeral(ctx, m.channel, m.user, "", a.stopChannel(ctx, key, m.user))
+			return
+		}
 		a.stopThread(ctx, key, m.user, m.threadTS)
 		return
 	}
