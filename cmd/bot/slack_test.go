@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/threadbot/threadbot/internal/adapters/slack/fakeslack"
+	"github.com/threadbot/threadbot/internal/fakeopenai"
 	"github.com/threadbot/threadbot/internal/storage"
 )
 
@@ -104,17 +105,22 @@ func mentionBot(fs *fakeslack.Server, ch, user, text string) string {
 	return ts
 }
 
+// socketFixture returns a directory for the bot, the model, a fake Slack
+// with the user U1 (alice), and the app token setting for Socket Mode.
+func socketFixture(t *testing.T) (dir string, srv *fakeopenai.Server, fs *fakeslack.Server, appToken string) {
+	t.Helper()
+	srv = model(t)
+	fs = fakeslack.New(fakeslack.Options{Logf: t.Logf})
+	t.Cleanup(fs.Close)
+	fs.AddUser(fakeslack.User{ID: "U1", Name: "alice"})
+	return t.TempDir(), srv, fs, "SLACK_APP_TOKEN=" + fs.Options().AppToken
+}
+
 // The threadbot binary in Socket Mode: a mention is answered in its thread;
 // an approval waits through a kill -9, and a click on the old button after
 // the restart resumes the turn. No token reaches the log.
 func TestSlackSocketModeEndToEnd(t *testing.T) {
-	dir := t.TempDir()
-	srv := model(t)
-	fs := fakeslack.New(fakeslack.Options{Logf: t.Logf})
-	defer fs.Close()
-	fs.AddUser(fakeslack.User{ID: "U1", Name: "alice"})
-	appToken := "SLACK_APP_TOKEN=" + fs.Options().AppToken
-
+	dir, srv, fs, appToken := socketFixture(t)
 	p := startSlack(t, dir, srv.URL(), fs, appToken)
 	fs.WaitConnections(t, 1)
 	ts := mentionBot(fs, "C1", "U1", "hello there")
@@ -159,13 +165,7 @@ func TestSlackSocketModeEndToEnd(t *testing.T) {
 // that was queued behind it (acked, so Slack will not send it again) is
 // answered.
 func TestSlackCrashMidTurn(t *testing.T) {
-	dir := t.TempDir()
-	srv := model(t)
-	fs := fakeslack.New(fakeslack.Options{Logf: t.Logf})
-	defer fs.Close()
-	fs.AddUser(fakeslack.User{ID: "U1", Name: "alice"})
-	appToken := "SLACK_APP_TOKEN=" + fs.Options().AppToken
-
+	dir, srv, fs, appToken := socketFixture(t)
 	p := startSlack(t, dir, srv.URL(), fs, appToken)
 	fs.WaitConnections(t, 1)
 	ts := mentionBot(fs, "C1", "U1", "please hang forever")

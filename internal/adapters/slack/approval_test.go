@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/threadbot/threadbot/internal/adapters/slack/fakeslack"
-	"github.com/threadbot/threadbot/internal/fakeopenai"
 )
 
 // A tool that needs approval posts buttons; a click by someone else gets
@@ -129,12 +128,7 @@ func TestAlwaysInThread(t *testing.T) {
 // the requester; "@bot stop" in the thread does the same.
 func TestStop(t *testing.T) {
 	e := newEnv(t, envOpts{})
-	e.model.SetHandler(func(req fakeopenai.Request) fakeopenai.Response {
-		if req.LastMessage().Role == "user" {
-			return call("wait", `{}`)
-		}
-		return answer("stopped early")
-	})
+	e.callWait("stopped early")
 	ts := e.mention(channel, alice, "wait")
 	var status fakeslack.Message
 	fakeslack.Eventually(t, "the status line with Stop", func() bool {
@@ -183,12 +177,7 @@ func TestStop(t *testing.T) {
 // the DM's threads (each top-level DM message opens its own).
 func TestStopInDM(t *testing.T) {
 	e := newEnv(t, envOpts{})
-	e.model.SetHandler(func(req fakeopenai.Request) fakeopenai.Response {
-		if req.LastMessage().Role == "user" {
-			return call("wait", `{}`)
-		}
-		return answer("stopped early")
-	})
+	e.callWait("stopped early")
 	ts := e.reply(dmChannel, "im", alice, "wait", "")
 	fakeslack.Eventually(t, "the wait tool", func() bool { return len(e.ranTools()) == 1 })
 	e.reply(dmChannel, "im", alice, "stop", "")

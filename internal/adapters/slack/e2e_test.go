@@ -338,12 +338,7 @@ func TestSocketReconnects(t *testing.T) {
 // channel (a member stops only their own, see TestStop).
 func TestSlashStopByAdmin(t *testing.T) {
 	e := newEnv(t, envOpts{})
-	e.model.SetHandler(func(req fakeopenai.Request) fakeopenai.Response {
-		if req.LastMessage().Role == "user" {
-			return call("wait", `{}`)
-		}
-		return answer("stopped")
-	})
+	e.callWait("stopped")
 	ts := e.mention(channel, alice, "wait")
 	fakeslack.Eventually(t, "the wait tool", func() bool { return len(e.ranTools()) == 1 })
 	e.send("slash_commands", e.fs.SlashCommand("/threadbot", "stop", owner, channel), 0)

@@ -397,6 +397,17 @@ func call(name, args string) fakeopenai.Response {
 
 func answer(text string) fakeopenai.Response { return fakeopenai.Response{Content: text} }
 
+// callWait makes the model call the wait tool (which runs until stopped)
+// for every user message, and answer done after it.
+func (e *env) callWait(done string) {
+	e.model.SetHandler(func(req fakeopenai.Request) fakeopenai.Response {
+		if req.LastMessage().Role == "user" {
+			return call("wait", `{}`)
+		}
+		return answer(done)
+	})
+}
+
 func sprintf(f string, a ...any) string { return fmt.Sprintf(f, a...) }
 
 // formOf encodes a slash command payload as Slack's HTTP form.
