@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -173,13 +174,14 @@ func (p *proc) quit() {
 // on "what did you find" reads the cached result back.
 func model(t *testing.T) *fakeopenai.Server {
 	srv := fakeopenai.New(t)
+	var hung atomic.Bool // the first "hang once" request hangs
 	varRx := regexp.MustCompile(`result=\$VAR_REF\{\{(time_[A-Za-z0-9_]+_result)\}\}`)
 	srv.SetHandler(func(r fakeopenai.Request) fakeopenai.Response {
 		last := r.LastMessage()
 		switch {
 		case last.Role == "tool":
 			return fakeopenai.Response{Content: "Tool said: " + firstLine(last.Content)}
-		case strings.Contains(last.Content, "hang forever"):
+		case strings.Contains(last.Content, "hang once") && !hung.Swap(true):
 			return fakeopenai.Response{Hang: true}
 		case strings.Contains(last.Content, "what time"):
 			return fakeopenai.Response{ToolCalls: []fakeopenai.ToolCall{{ID: "call_t1", Name: "time", Arguments: `{"zone":"UTC"}`}}}

@@ -160,23 +160,16 @@ func TestSlackSocketModeEndToEnd(t *testing.T) {
 	}
 }
 
-// A kill -9 in the middle of a turn: after the restart the cut-off turn's
-// status is closed and the thread is told to ask again, and the message
-// that was queued behind it (acked, so Slack will not send it again) is
-// answered.
+// A kill -9 while the model is still thinking (no tool called): after the
+// restart the cut-off turn's status says so and the message is answered
+// again, and the message that was queued behind it (acked, so Slack will
+// not send it again) is answered too.
 func TestSlackCrashMidTurn(t *testing.T) {
 	dir, srv, fs, appToken := socketFixture(t)
 	p := startSlack(t, dir, srv.URL(), fs, appToken)
 	fs.WaitConnections(t, 1)
-	ts := mentionBot(fs, "C1", "U1", "please hang forever")
-	fakeslack.Eventually(t, "the model request in flight", func() bool {
-		for _, r := range srv.Requests() {
-			if strings.Contains(r.LastMessage().Content, "hang forever") {
-				return true
-			}
-		}
-		return false
-	})
+	ts := mentionBot(fs, "C1", "U1", "please hang once")
+	fakeslack.Eventually(t, "the model request in flight", func() bool { return len(srv.Requests()) == 1 })
 	text := "<@" + fakeslack.DefaultBotUserID + "> and then this"
 	ts2 := fs.AddMessage(fakeslack.Message{Channel: "C1", User: "U1", Text: text, ThreadTS: ts})
 	fs.Send("events_api", fs.EventCallback("", fs.AppMention("C1", "U1", text, ts2, ts)), 0)
@@ -200,18 +193,23 @@ func TestSlackCrashMidTurn(t *testing.T) {
 			t.Log(p.log())
 		}
 	}()
-	botSaid(t, fs, "C1", ts, "Interrupted")
-	botSaid(t, fs, "C1", ts, "I restarted while answering")
-	botSaid(t, fs, "C1", ts, "Hello.")
-	p.stop()
-	n := 0
-	for _, r := range srv.Requests() {
-		if strings.Contains(r.LastMessage().Content, "hang forever") {
-			n++
+	botSaid(t, fs, "C1", ts, "Interrupted by a restart; answering again")
+	fakeslack.Eventually(t, "two answers", func() bool {
+		n := 0
+		for _, m := range fs.Thread("C1", ts) {
+			if m.User == fakeslack.DefaultBotUserID && m.Text == "Hello." {
+				n++
+			}
 		}
+		return n == 2
+	})
+	p.stop()
+	var asked []string
+	for _, r := range srv.Requests() {
+		asked = append(asked, r.LastMessage().Content)
 	}
-	if n != 1 {
-		t.Errorf("the cut-off turn was sent to the model %d times, want 1", n)
+	if len(asked) != 3 || !strings.Contains(asked[1], "hang once") || !strings.Contains(asked[2], "and then this") {
+		t.Errorf("model asked %q; want the cut-off message again, then the queued one", asked)
 	}
 }
 

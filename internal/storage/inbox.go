@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -62,10 +63,38 @@ func (s *SQLite) StartInbound(ctx context.Context, platform, eventID, statusRef 
 	return nil
 }
 
+// ActedInbound records that the turn of an inbox message called its first
+// tool (ErrNotFound when the row is gone).
+func (s *SQLite) ActedInbound(ctx context.Context, platform, eventID string, at time.Time) error {
+	if at.IsZero() {
+		at = s.now()
+	}
+	err := s.write(ctx, "inbound acted", func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE inbox SET acted_at = $1
+			WHERE platform = $2 AND event_id = $3 AND acted_at = 0`, enc(at), platform, eventID)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		if err == nil && n == 0 {
+			err = tx.QueryRowContext(ctx, `SELECT 1 FROM inbox WHERE platform = $1 AND event_id = $2`,
+				platform, eventID).Scan(new(int))
+			if errors.Is(err, sql.ErrNoRows) {
+				err = ErrNotFound
+			}
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("inbound acted %s/%s: %w", platform, eventID, err)
+	}
+	return nil
+}
+
 // Inbox returns the inbox in the order the messages were received.
 func (s *SQLite) Inbox(ctx context.Context) ([]Inbound, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT platform, event_id, workspace, channel, thread,
-		user_id, user_name, text, is_admin, received_at, started_at, status_ref
+		user_id, user_name, text, is_admin, received_at, started_at, status_ref, acted_at
 		FROM inbox ORDER BY received_at, seq`)
 	if err != nil {
 		return nil, fmt.Errorf("inbox: %w", err)
@@ -75,12 +104,12 @@ func (s *SQLite) Inbox(ctx context.Context) ([]Inbound, error) {
 	for rows.Next() {
 		var m Inbound
 		var admin int
-		var received, started int64
+		var received, started, acted int64
 		if err := rows.Scan(&m.Key.Platform, &m.EventID, &m.Key.Workspace, &m.Key.Channel, &m.Key.Thread,
-			&m.User, &m.UserName, &m.Text, &admin, &received, &started, &m.StatusRef); err != nil {
+			&m.User, &m.UserName, &m.Text, &admin, &received, &started, &m.StatusRef, &acted); err != nil {
 			return nil, fmt.Errorf("inbox: %w", err)
 		}
-		m.IsAdmin, m.Received, m.Started = admin != 0, dec(received), dec(started)
+		m.IsAdmin, m.Received, m.Started, m.Acted = admin != 0, dec(received), dec(started), dec(acted)
 		out = append(out, m)
 	}
 	if err := rows.Err(); err != nil {

@@ -134,6 +134,11 @@ func (a *SessionStore) StartInbound(ctx context.Context, platform, eventID strin
 	return mapErr(a.st.StartInbound(ctx, platform, eventID, string(statusRef), time.Time{}))
 }
 
+// ActedInbound implements session.Store.
+func (a *SessionStore) ActedInbound(ctx context.Context, platform, eventID string) error {
+	return mapErr(a.st.ActedInbound(ctx, platform, eventID, time.Time{}))
+}
+
 // Inbox implements session.Store.
 func (a *SessionStore) Inbox(ctx context.Context) ([]session.Queued, error) {
 	ms, err := a.st.Inbox(ctx)
@@ -147,7 +152,7 @@ func (a *SessionStore) Inbox(ctx context.Context) ([]session.Queued, error) {
 				Key: toKey(m.Key), EventID: m.EventID, User: m.User, UserName: m.UserName,
 				Text: m.Text, IsAdmin: m.IsAdmin,
 			},
-			Received: m.Received, Started: m.Started, StatusRef: session.Ref(m.StatusRef),
+			Received: m.Received, Started: m.Started, StatusRef: session.Ref(m.StatusRef), Acted: m.Acted,
 		})
 	}
 	return out, nil

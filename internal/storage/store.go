@@ -182,6 +182,7 @@ type Inbound struct {
 	Received  time.Time
 	Started   time.Time // zero until its turn starts
 	StatusRef string    // the turn's status message, once started
+	Acted     time.Time // zero until its turn's first tool call
 }
 
 // Snapshot is a session as LoadSession restores it.
@@ -243,6 +244,9 @@ type Store interface {
 	// StartInbound records that a message's turn started and the reference
 	// of its status message (ErrNotFound). A zero at means now.
 	StartInbound(ctx context.Context, platform, eventID, statusRef string, at time.Time) error
+	// ActedInbound records that a message's turn called its first tool
+	// (ErrNotFound). A zero at means now.
+	ActedInbound(ctx context.Context, platform, eventID string, at time.Time) error
 	// Inbox returns the inbox in the order the messages were received.
 	Inbox(ctx context.Context) ([]Inbound, error)
 	// DropInbound removes a message from the inbox and marks its event

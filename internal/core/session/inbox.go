@@ -11,10 +11,12 @@ import (
 //   - its turn waits for an approval (owned): the approval finishes it;
 //   - its turn was stored after all (a row left by a duplicate save): the
 //     row is dropped;
-//   - its turn never started (queued at a crash or a shutdown): it is
-//     queued again, in the order the messages arrived;
-//   - its turn started and was cut off by a crash: it is not run again,
-//     since its tools may have run, and the thread is told to ask again.
+//   - its turn never started, or started but called no tool yet (queued
+//     or answering at a crash or a shutdown): it is queued again, in the
+//     order the messages arrived;
+//   - its turn called a tool and was cut off by a crash: it is not run
+//     again, since that may repeat what the tool did, and the thread is
+//     told to ask again.
 //
 // Messages of platforms not registered in this run stay in the inbox.
 func (m *Manager) recoverInbox(ctx context.Context, owned map[string]bool) error {
@@ -39,7 +41,10 @@ func (m *Manager) recoverInbox(ctx context.Context, owned map[string]bool) error
 		switch {
 		case seen:
 			m.dropInbound(ctx, q.Inbound)
-		case q.Started.IsZero():
+		case q.Started.IsZero() || q.Acted.IsZero():
+			if !q.Started.IsZero() && q.StatusRef != "" {
+				_ = p.Edit(ctx, q.Key, q.StatusRef, Out{Kind: OutStatus, Text: "↻ Interrupted by a restart; answering again below", Final: true})
+			}
 			in := q.Inbound
 			if ok, err := m.admit(in); err != nil {
 				return fmt.Errorf("recover inbox: %w", err)

@@ -155,3 +155,65 @@ func TestCrashMidTurnReported(t *testing.T) {
 		t.Errorf("second restart posted %d events", n)
 	}
 }
+
+// thinkingModel streams "Let me think" and then waits for its context on
+// a request whose last message is "ponder" (held is told); other requests
+// go to next.
+type thinkingModel struct {
+	held chan struct{}
+	next chain.Model
+}
+
+func (m thinkingModel) Complete(ctx context.Context, req llm.Request, onDelta func(llm.Delta)) (llm.Response, error) {
+	if lastUser(req) == "ponder" && req.Messages[len(req.Messages)-1].Role == llm.RoleUser {
+		if onDelta != nil {
+			onDelta(llm.Delta{Content: "Let me think"})
+		}
+		m.held <- struct{}{}
+		<-ctx.Done()
+		return llm.Response{}, context.Cause(ctx)
+	}
+	return m.next.Complete(ctx, req, onDelta)
+}
+
+// A shutdown while the model is still thinking (no tool called yet): the
+// turn is paused, not stored, and answered after the restart; its status
+// and its streamed text say so.
+func TestShutdownBeforeAnyToolReplays(t *testing.T) {
+	h := newHarness(t, func(o *session.Options) { o.EditInterval = time.Millisecond })
+	asked := blockingModel(h)
+	held := make(chan struct{}, 1)
+	h.stop()
+	h.startWith(thinkingModel{held: held, next: h.model})
+	k := key("pause")
+	h.send(k, "U1", "ponder", "E1")
+	<-held
+	h.stop()
+	var paused, marked bool
+	for _, e := range h.plat.events(k) {
+		if e.Op == "edit" && e.Out.Kind == session.OutStatus && strings.Contains(e.Out.Text, "Paused") {
+			paused = true
+		}
+		if e.Op == "edit" && e.Out.Kind == session.OutAnswer && e.Out.Text == "Let me think…\n\n_(interrupted by a restart)_" {
+			marked = true
+		}
+	}
+	if !paused || !marked {
+		t.Errorf("at shutdown: status paused=%v, streamed text marked=%v; events %+v", paused, marked, h.plat.events(k))
+	}
+	if msgs, _ := h.db.Messages(context.Background(), k.ID(), 10); len(msgs) != 0 {
+		t.Errorf("the paused turn was stored: %+v", msgs)
+	}
+
+	h.start()             // the plain script model now answers "re: ponder"
+	h.plat.waitDone(t, 2) // the old status closed, the new turn done
+	if got := h.plat.answers(k); !slices.Equal(got, []string{"re: ponder"}) {
+		t.Errorf("answers after the restart = %q", got)
+	}
+	if got := asked(); !slices.Equal(got, []string{"ponder"}) {
+		t.Errorf("the script model was asked %q, want ponder once", got)
+	}
+	if ids := inboxIDs(t, h.db); len(ids) != 0 {
+		t.Errorf("inbox = %q, want empty", ids)
+	}
+}

@@ -41,8 +41,10 @@ func (m *Manager) CanDecide(ctx context.Context, approvalID, user string, isAdmi
 // Activity is a thread with a turn running or queued.
 type Activity struct {
 	Key Key
-	// Requester is the user whose message the running turn answers.
+	// Requester is the user whose message the running turn answers, and
+	// EventID that message's event id.
 	Requester string
+	EventID   string
 	Running   bool
 	Queued    int
 }
@@ -62,7 +64,7 @@ func (m *Manager) Active(k Key) []Activity {
 		if !s.running && len(s.queue) == 0 {
 			continue
 		}
-		out = append(out, Activity{Key: sk, Requester: s.requester, Running: s.cancel != nil, Queued: len(s.queue)})
+		out = append(out, Activity{Key: sk, Requester: s.requester, EventID: s.event, Running: s.cancel != nil, Queued: len(s.queue)})
 	}
 	slices.SortFunc(out, func(a, b Activity) int { return strings.Compare(a.Key.Thread, b.Key.Thread) })
 	return out

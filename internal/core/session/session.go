@@ -22,6 +22,7 @@ type session struct {
 	running    bool
 	cancel     context.CancelCauseFunc
 	requester  string
+	event      string // the event id of the message the running turn answers
 	lastActive time.Time
 
 	// owned by the worker

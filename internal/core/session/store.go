@@ -92,9 +92,11 @@ type Queued struct {
 	Inbound
 	Received time.Time
 	// Started is when its turn started (zero: not yet), StatusRef the
-	// turn's status message.
+	// turn's status message, Acted when the turn called its first tool
+	// (zero: not yet; nothing happened that a rerun could repeat).
 	Started   time.Time
 	StatusRef Ref
+	Acted     time.Time
 }
 
 // ToolSetting enables or disables a group or tool in a scope. An empty
@@ -126,6 +128,9 @@ type Store interface {
 	AddInbound(ctx context.Context, in Inbound, received time.Time) (bool, error)
 	// StartInbound records that a message's turn started (ErrNotFound).
 	StartInbound(ctx context.Context, platform, eventID string, statusRef Ref) error
+	// ActedInbound records that a message's turn called its first tool
+	// (ErrNotFound).
+	ActedInbound(ctx context.Context, platform, eventID string) error
 	// Inbox returns the inbox in the order the messages were received.
 	Inbox(ctx context.Context) ([]Queued, error)
 	// DropInbound removes a message from the inbox without a turn and

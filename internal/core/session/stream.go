@@ -110,6 +110,19 @@ func (st *streamer) finish(final string) {
 	st.ref = ref
 }
 
+// abandon closes a streamed message that will get no more text, adding
+// note; it posts nothing when no text was shown.
+func (st *streamer) abandon(note string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.stopLocked()
+	if st.ref == "" {
+		return
+	}
+	st.buf.WriteString(note)
+	st.editLocked(true)
+}
+
 func (st *streamer) stopLocked() {
 	if st.timer != nil {
 		st.timer.Stop()

@@ -35,10 +35,14 @@ type turn struct {
 	callDecisions map[string]executor.Decision
 	preDecided    map[string]executor.Decision // kind -> decision for the resumed call
 	resumedCall   string
+	resumed       bool // the turn resumes after an approval
 	pendingIDs    []string
 	suspended     bool
-	audit         []AuditEntry
-	started       time.Time
+	// acted is set once the turn called a tool: from then on a rerun
+	// could repeat what it did.
+	acted   bool
+	audit   []AuditEntry
+	started time.Time
 }
 
 // envelope is what a pending approval stores to resume its turn.
@@ -101,7 +105,7 @@ func (m *Manager) runJob(ctx context.Context, s *session, j job) {
 
 func (m *Manager) runMessage(ctx context.Context, p Platform, s *session, in Inbound) {
 	m.mu.Lock()
-	s.requester = in.User
+	s.requester, s.event = in.User, in.EventID
 	m.mu.Unlock()
 	cs := m.opts.Channel(s.key)
 	// History is read before the placeholder is posted (seed 002).
@@ -131,7 +135,7 @@ func (m *Manager) runResume(ctx context.Context, p Platform, s *session, rj *res
 		return
 	}
 	m.mu.Lock()
-	s.requester = env.User
+	s.requester, s.event = env.User, env.EventID
 	m.mu.Unlock()
 	t := m.newTurn(ctx, p, s, env)
 	if env.Started.IsZero() {
@@ -145,6 +149,7 @@ func (m *Manager) runResume(ctx context.Context, p Platform, s *session, rj *res
 		t.resumedCall = call.ID
 	}
 	t.pendingIDs = append(t.pendingIDs, rj.pending.ID)
+	t.resumed = true
 	if t.statusRef != "" {
 		_ = p.Edit(t.ctx, s.key, t.statusRef, Out{Kind: OutStatus, Text: "⏳ Working… (resumed)", Stop: true})
 	}
@@ -202,6 +207,12 @@ func (t *turn) chainOptions(cs ChannelSettings, msgs []llm.Message) chain.Option
 }
 
 func (t *turn) onStart(call llm.ToolCall, args map[string]any) {
+	if !t.acted && t.env.EventID != "" {
+		t.acted = true
+		if err := t.m.store.ActedInbound(t.ctx, t.s.key.Platform, t.env.EventID); err != nil && !errors.Is(err, ErrNotFound) {
+			t.m.lg.Warn("mark inbound message acted", "event", t.env.EventID, "err", err)
+		}
+	}
 	t.stream.cut()
 	ref, err := t.p.Post(t.ctx, t.s.key, Out{Kind: OutToolLog, Text: logLine(call.Name, args, call.Arguments, "⏳ running…", "")})
 	if err != nil {
@@ -282,6 +293,16 @@ func (t *turn) finish(ctx context.Context, res *chain.Result, err error, platfor
 	if errors.Is(context.Cause(ctx), ErrShutdown) && t.suspended {
 		// The approval stays stored; the turn resumes after the restart.
 		lg.Info("turn suspended for restart")
+		return
+	}
+	if errors.Is(context.Cause(ctx), ErrShutdown) && !t.acted && !t.resumed && t.env.EventID != "" {
+		// Nothing happened that a rerun would repeat: the message stays
+		// in the inbox and is answered after the restart.
+		lg.Info("turn paused for restart; it runs again after the restart")
+		t.stream.abandon("…\n\n_(interrupted by a restart)_")
+		if t.statusRef != "" {
+			_ = t.p.Edit(t.ctx, s.key, t.statusRef, Out{Kind: OutStatus, Text: "⏸ Paused: the bot is restarting; I will answer after the restart", Final: true})
+		}
 		return
 	}
 	if err != nil {

@@ -1,7 +1,7 @@
 -- The inbox holds messages the bot accepted (and the platform considers
 -- delivered) whose turn is not stored yet, so a crash or a restart loses
--- none: unstarted ones run after the restart, interrupted ones are reported
--- in their thread. SaveTurn deletes a message's row with its event.
+-- none: ones whose turn had not called a tool run after the restart, the
+-- others are reported in their thread. SaveTurn deletes a message's row with its event.
 CREATE TABLE inbox (
 	platform    TEXT NOT NULL,
 	event_id    TEXT NOT NULL,
@@ -15,7 +15,8 @@ CREATE TABLE inbox (
 	received_at INTEGER NOT NULL,
 	seq         INTEGER NOT NULL,
 	started_at  INTEGER NOT NULL DEFAULT 0, -- 0 until its turn starts
-	status_ref  TEXT NOT NULL DEFAULT '',
+	status_ref  TEXT NOT NULL DEFAULT '',   -- the turn's status message
+	acted_at    INTEGER NOT NULL DEFAULT 0, -- 0 until the turn's first tool call
 	PRIMARY KEY (platform, event_id)
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX inbox_order ON inbox (received_at, seq);

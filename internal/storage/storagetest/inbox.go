@@ -74,6 +74,16 @@ func testInbox(t *testing.T, s storage.Store) {
 		t.Errorf("after StartInbound(E2): %+v", got)
 	}
 	wantErr(t, "StartInbound(unknown)", s.StartInbound(ctx, "slack", "nope", "", time.Time{}), storage.ErrNotFound)
+	// The first tool call is recorded once; a second call keeps the time.
+	for _, d := range []time.Duration{2 * time.Minute, 3 * time.Minute} {
+		if err := s.ActedInbound(ctx, "slack", "E2", at(d)); err != nil {
+			t.Fatalf("ActedInbound: %v", err)
+		}
+	}
+	if got := inbox(); !got[1].Acted.Equal(at(2*time.Minute)) || !got[0].Acted.IsZero() {
+		t.Errorf("after ActedInbound(E2): acted %v and %v", got[1].Acted, got[0].Acted)
+	}
+	wantErr(t, "ActedInbound(unknown)", s.ActedInbound(ctx, "slack", "nope", time.Time{}), storage.ErrNotFound)
 	_, err := s.AddInbound(ctx, storage.Inbound{Key: storage.SessionKey{Platform: "slack"}, Text: "x"})
 	wantErr(t, "AddInbound(no event id)", err, storage.ErrInvalid)
 
