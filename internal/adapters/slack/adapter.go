@@ -85,12 +85,18 @@ type Adapter struct {
 	rt      Runtime
 	me      identity
 	threads map[session.Key]bool // threads the bot takes part in
-	current map[string]string    // channel+" "+thread -> ts of the message the turn answers
-	handed  map[string]bool      // event ids handed to the runtime lately (route's goroutine only)
+	handed  map[string]bool      // event ids of messages handled lately
 	admins  map[string]adminEntry
 
-	events chan func(context.Context) // ordered inbound messages
+	// queues carry inbound messages to their workers: the messages of one
+	// thread always go to the same worker, so they reach the runtime in
+	// order, while a slow message (a file download, a rate-limited call)
+	// holds up only the threads that share its worker.
+	queues [eventWorkers]chan func(context.Context)
 }
+
+// eventWorkers is how many workers route inbound messages.
+const eventWorkers = 8
 
 // New returns an adapter; it contacts Slack only in Connect.
 func New(lg *slog.Logger, opts Options) *Adapter {
@@ -115,17 +121,19 @@ func New(lg *slog.Logger, opts Options) *Adapter {
 	if opts.AppToken != "" {
 		apiOpts = append(apiOpts, slackapi.OptionAppLevelToken(opts.AppToken))
 	}
-	return &Adapter{
+	a := &Adapter{
 		lg:      lg,
 		opts:    opts,
 		api:     slackapi.New(opts.BotToken, apiOpts...),
 		lim:     newLimiter(opts.Limits),
 		threads: map[session.Key]bool{},
-		current: map[string]string{},
 		handed:  map[string]bool{},
 		admins:  map[string]adminEntry{},
-		events:  make(chan func(context.Context), 1024),
 	}
+	for i := range a.queues {
+		a.queues[i] = make(chan func(context.Context), 256)
+	}
+	return a
 }
 
 // Name implements session.Platform.
@@ -172,12 +180,25 @@ func (a *Adapter) identity() identity {
 // Run processes events until ctx ends: in Socket Mode it also holds the
 // connection (reconnecting as needed); in HTTP mode events come through
 // Handler. It returns nil when ctx ends, or an error Slack will not
-// recover from (a revoked app token).
+// recover from (a revoked app token). Before it returns, the messages
+// already acknowledged are handed to the runtime, which stores them.
 func (a *Adapter) Run(ctx context.Context) error {
 	if a.runtime() == nil {
 		return errors.New("slack: Run before Connect")
 	}
-	go a.processEvents(ctx)
+	qctx, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for _, q := range a.queues {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a.processEvents(qctx, q)
+		}()
+	}
+	defer func() {
+		stop()
+		wg.Wait()
+	}()
 	if !a.SocketMode() {
 		<-ctx.Done()
 		return nil
@@ -185,26 +206,56 @@ func (a *Adapter) Run(ctx context.Context) error {
 	return a.runSocket(ctx)
 }
 
-// processEvents runs queued message handlers one at a time, so messages
-// reach the runtime in the order Slack sent them.
-func (a *Adapter) processEvents(ctx context.Context) {
+// processEvents runs one worker's message handlers one at a time, in the
+// order Slack sent them. A handler's context is not cancelled by the
+// shutdown: Slack was told its message arrived and will not send it again,
+// so it must reach the runtime (which stores it). When ctx ends, the
+// handlers still queued run too, within drainTimeout.
+func (a *Adapter) processEvents(ctx context.Context, q chan func(context.Context)) {
+	live := context.WithoutCancel(ctx)
 	for {
 		select {
+		case f := <-q:
+			f(live)
+			continue
 		case <-ctx.Done():
-			return
-		case f := <-a.events:
-			f(ctx)
+		}
+		dctx, cancel := context.WithTimeout(live, drainTimeout)
+		defer cancel()
+		for {
+			select {
+			case f := <-q:
+				f(dctx)
+			default:
+				return
+			}
 		}
 	}
 }
 
-// enqueue queues an inbound message handler; it blocks when the queue is
-// full, which slows the acknowledgements rather than losing messages.
-func (a *Adapter) enqueue(ctx context.Context, f func(context.Context)) {
+// drainTimeout bounds the handing over of queued messages at shutdown.
+const drainTimeout = 10 * time.Second
+
+// enqueue queues an inbound message handler on the worker of thread; it
+// blocks when that queue is full, which slows the acknowledgements rather
+// than losing messages.
+func (a *Adapter) enqueue(ctx context.Context, thread string, f func(context.Context)) {
+	q := a.queues[fnv32(thread)%eventWorkers]
 	select {
-	case a.events <- f:
+	case q <- f:
 	case <-ctx.Done():
+		a.lg.Error("a message arrived while shutting down and was not handled", "thread", thread)
 	}
+}
+
+// fnv32 is the FNV-1a hash of s.
+func fnv32(s string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(s); i++ {
+		h ^= uint32(s[i])
+		h *= 16777619
+	}
+	return h
 }
 
 // slogLogger lets slack-go log through slog at debug level.

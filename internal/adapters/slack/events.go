@@ -68,7 +68,11 @@ func (a *Adapter) onMessage(ctx context.Context, m inbound) {
 	if m.team == "" {
 		m.team = me.TeamID
 	}
-	a.enqueue(ctx, func(ctx context.Context) { a.route(ctx, m) })
+	root := m.threadTS
+	if root == "" {
+		root = m.ts
+	}
+	a.enqueue(ctx, m.channel+" "+root, func(ctx context.Context) { a.route(ctx, m) })
 }
 
 // route runs in order with the other messages: it finds the thread, checks
@@ -90,14 +94,22 @@ func (a *Adapter) route(ctx context.Context, m inbound) {
 	}
 	text := cleanText(m.text, me.UserID)
 	rt := a.runtime()
-	if (mentioned || dm) && strings.EqualFold(strings.Trim(text, " .!"), "stop") {
-		if dm && m.threadTS == "" {
-			// A top-level DM message opens its own thread: "stop" there
-			// means the turns running in this conversation.
+	eventID := "msg:" + m.channel + ":" + m.ts
+	if !a.hand(eventID) {
+		// The app_mention and message events of one message (both reach
+		// this worker, in order), or a redelivery: the runtime would drop
+		// it, but a stop must not run twice nor files download twice.
+		return
+	}
+	if isStop(text) && (mentioned || dm || a.running(key)) {
+		switch {
+		case m.threadTS == "":
+			// A top-level message opens its own thread: "stop" there means
+			// the turns running in this channel or DM.
 			a.ephemeral(ctx, m.channel, m.user, "", a.stopChannel(ctx, key, m.user))
-			return
+		default:
+			a.stopThread(ctx, key, m.user, m.threadTS)
 		}
-		a.stopThread(ctx, key, m.user, m.threadTS)
 		return
 	}
 	if strings.TrimSpace(text) == "" && len(m.files) == 0 {
@@ -105,13 +117,6 @@ func (a *Adapter) route(ctx context.Context, m inbound) {
 			return // an empty message: nothing to answer
 		}
 		text = "(The user mentioned you without a message.)"
-	}
-	eventID := "msg:" + m.channel + ":" + m.ts
-	if a.handed[eventID] {
-		// The app_mention and message events of one message, or a
-		// redelivery: the runtime drops it anyway, but its files need not
-		// be downloaded again.
-		return
 	}
 	var files []session.File
 	if len(m.files) > 0 {
@@ -121,21 +126,12 @@ func (a *Adapter) route(ctx context.Context, m inbound) {
 			text = strings.TrimSpace(text + "\n\n[Attached but not saved:\n- " + strings.Join(notes, "\n- ") + "]")
 		}
 	}
-	a.mu.Lock()
-	if len(a.current) >= 100_000 {
-		clear(a.current) // only bounds what thread_history shows
-	}
-	a.current[m.channel+" "+root] = m.ts
-	a.mu.Unlock()
 	a.takePart(key, "")
 	ok, err := rt.Handle(ctx, session.Inbound{
 		Key: key, EventID: eventID, User: m.user, Text: text, Files: files,
 	})
-	if err == nil {
-		if len(a.handed) >= 10_000 {
-			clear(a.handed) // the runtime's own check still holds
-		}
-		a.handed[eventID] = true
+	if err != nil {
+		a.unhand(eventID) // a redelivery may try again
 	}
 	switch {
 	case err != nil:
@@ -143,6 +139,43 @@ func (a *Adapter) route(ctx context.Context, m inbound) {
 	case !ok:
 		lg.Debug("message seen before; not answering twice", "ts", m.ts)
 	}
+}
+
+// hand records that the message with eventID is being handled, and
+// reports false when it was already.
+func (a *Adapter) hand(eventID string) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.handed[eventID] {
+		return false
+	}
+	if len(a.handed) >= 10_000 {
+		clear(a.handed) // the runtime's own check still holds
+	}
+	a.handed[eventID] = true
+	return true
+}
+
+func (a *Adapter) unhand(eventID string) {
+	a.mu.Lock()
+	delete(a.handed, eventID)
+	a.mu.Unlock()
+}
+
+// running reports whether a turn of the thread is running.
+func (a *Adapter) running(key session.Key) bool {
+	for _, act := range a.runtime().Active(key) {
+		if act.Key == key && act.Running {
+			return true
+		}
+	}
+	return false
+}
+
+// isStop reports whether a message says just "stop" (any case, in bold or
+// italics, with punctuation).
+func isStop(text string) bool {
+	return strings.EqualFold(strings.Trim(text, " \t\n.!?*_~"), "stop")
 }
 
 // takesPart reports whether the bot has taken part in a thread: it

@@ -58,6 +58,8 @@ type env struct {
 	ad    *slack.Adapter
 	http  *httptest.Server // HTTP mode
 	ws    string           // the sessions' sandboxes
+	// stop ends the adapter's context, as a SIGTERM does.
+	stop context.CancelFunc
 
 	mu  sync.Mutex
 	ran []string
@@ -122,6 +124,7 @@ func newEnv(t testing.TB, o envOpts) *env {
 	e.ad = slack.New(lg, so)
 	e.mgr.AddPlatform(e.ad)
 	ctx, cancel := context.WithCancel(context.Background())
+	e.stop = cancel
 	if err := e.ad.Connect(ctx, e.mgr); err != nil {
 		t.Fatal(err)
 	}

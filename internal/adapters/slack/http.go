@@ -108,6 +108,11 @@ func (a *Adapter) serveEvents(ctx context.Context, w http.ResponseWriter, r *htt
 		w.Header().Set("Content-Type", "text/plain")
 		_, _ = w.Write([]byte(v.Challenge))
 	case slackevents.CallbackEvent:
+		if ctx.Err() != nil {
+			// Shutting down: Slack retries, and the next process answers.
+			http.Error(w, "shutting down", http.StatusServiceUnavailable)
+			return
+		}
 		w.WriteHeader(http.StatusOK)
 		if n := r.Header.Get("X-Slack-Retry-Num"); n != "" {
 			a.lg.Debug("redelivered event", "attempt", n, "reason", r.Header.Get("X-Slack-Retry-Reason"))

@@ -79,8 +79,8 @@ func (a *Adapter) onSocketEvent(ctx context.Context, sm *socketmode.Client, ev s
 		a.lg.Error("socket mode: the app token was refused")
 		return
 	}
-	if ev.Request == nil || ev.Request.EnvelopeID == "" {
-		return
+	if ev.Request == nil || ev.Request.EnvelopeID == "" || ctx.Err() != nil {
+		return // not acknowledged when shutting down: Slack sends it again
 	}
 	// The acknowledgement carries no payload: answers go through the Web
 	// API or response_url, so it stays far below Slack's 20 KB.

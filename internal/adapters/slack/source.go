@@ -10,6 +10,7 @@ import (
 
 	slackapi "github.com/slack-go/slack"
 
+	"github.com/threadbot/threadbot/internal/core/session"
 	"github.com/threadbot/threadbot/internal/tools/chat"
 )
 
@@ -35,9 +36,20 @@ func threadOf(sessionID string) (channel, thread string, err error) {
 	return parts[2], parts[3], nil
 }
 
-// ThreadMessages implements chat.Source: the thread's messages before the
-// one the running turn answers, oldest first, at most limit (the most
-// recent ones).
+// workspaceOf returns the team of a Slack session id ("" for none).
+func workspaceOf(sessionID string) string {
+	parts := strings.Split(sessionID, "-")
+	if len(parts) != 4 || parts[1] == "_" {
+		return ""
+	}
+	return parts[1]
+}
+
+// ThreadMessages implements chat.Source: the people's messages in the
+// thread before the one the running turn answers, oldest first, at most
+// limit (the most recent ones). The bot's own messages are left out: its
+// answers are in the model's history already, and its status and tool-log
+// lines are not conversation.
 func (a *Adapter) ThreadMessages(ctx context.Context, sessionID string, limit int) ([]chat.Message, error) {
 	channel, thread, err := threadOf(sessionID)
 	if err == nil && thread == "" {
@@ -46,9 +58,7 @@ func (a *Adapter) ThreadMessages(ctx context.Context, sessionID string, limit in
 	if err != nil {
 		return nil, fmt.Errorf("read thread: %w", err)
 	}
-	a.mu.Lock()
-	cur := a.current[channel+" "+thread]
-	a.mu.Unlock()
+	cur := a.answering(workspaceOf(sessionID), channel, thread)
 	var msgs []slackapi.Message
 	cursor := ""
 	for page := 0; page < maxPages; page++ {
@@ -71,9 +81,13 @@ func (a *Adapter) ThreadMessages(ctx context.Context, sessionID string, limit in
 		}
 		cursor = next
 	}
+	me := a.identity()
 	var out []chat.Message
 	for _, m := range msgs {
 		if cur != "" && !tsBefore(m.Timestamp, cur) {
+			continue
+		}
+		if m.User == me.UserID || (me.BotID != "" && m.BotID == me.BotID) {
 			continue
 		}
 		out = append(out, a.chatMessage(ctx, channel, m))
@@ -82,6 +96,21 @@ func (a *Adapter) ThreadMessages(ctx context.Context, sessionID string, limit in
 		out = out[len(out)-limit:]
 	}
 	return out, nil
+}
+
+// answering returns the ts of the message the running turn of a thread
+// answers, from the runtime (so it holds for a turn resumed after a
+// restart), or "" when none is known.
+func (a *Adapter) answering(team, channel, thread string) string {
+	for _, act := range a.runtime().Active(session.Key{Platform: Name, Workspace: team, Channel: channel}) {
+		if act.Key.Thread != thread || !act.Running {
+			continue
+		}
+		if ch, ts, ok := strings.Cut(strings.TrimPrefix(act.EventID, "msg:"), ":"); ok && ch == channel {
+			return ts
+		}
+	}
+	return ""
 }
 
 // SearchChannel implements chat.Source. Bot tokens cannot use Slack's
