@@ -48,16 +48,30 @@ func TestManySessionsAgainstFakeServer(t *testing.T) {
 
 // BenchmarkTurnOverhead measures what a turn adds beyond the model and the
 // tools: a model that answers at once, one tool call, storage included.
+// With event ids (as from Slack) each message also goes through the inbox:
+// stored on arrival, marked when its turn starts and calls its first tool.
 func BenchmarkTurnOverhead(b *testing.B) {
-	h := newBenchHarness(b)
-	h.model.Func = benchModel
-	k := key("bench")
-	b.ReportAllocs()
-	i := 0
-	for b.Loop() {
-		i++
-		h.send(k, "U1", fmt.Sprint("q", i), "")
-		h.plat.waitDoneB(b, 1)
+	for _, withEvents := range []bool{false, true} {
+		name := "no-event-id"
+		if withEvents {
+			name = "event-id"
+		}
+		b.Run(name, func(b *testing.B) {
+			h := newBenchHarness(b)
+			h.model.Func = benchModel
+			k := key("bench")
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				i++
+				ev := ""
+				if withEvents {
+					ev = fmt.Sprint("E", i)
+				}
+				h.send(k, "U1", fmt.Sprint("q", i), ev)
+				h.plat.waitDoneB(b, 1)
+			}
+		})
 	}
 }
 
