@@ -12,7 +12,8 @@ import (
 
 var (
 	// mdSlackRE matches what Slack itself writes: <@U1|name>, <#C1|general>,
-	// <!here>, <!subteam^S1>, <!date^…|…>.
+	// <!here>, <!subteam^S1>, <!date^…|…>. Of the special commands (<!…>)
+	// only a date is kept (mdSlackSafe).
 	mdSlackRE    = regexp.MustCompile(`^<(?:[@#][A-Z0-9]+(?:\|[^<>\n]*)?|![a-z]+(?:\^[^<>|\n]*)?(?:\|[^<>\n]*)?)>`)
 	mdAutolinkRE = regexp.MustCompile(`^<([a-zA-Z][a-zA-Z0-9+.-]{1,31}:[^\x00-\x20<>]*)>`)
 	mdEmailRE    = regexp.MustCompile(`^<([a-zA-Z0-9.!#$%&'*+/=?^_{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*)>`)
@@ -26,7 +27,7 @@ var (
 func (p *mdParser) angle(i int) int {
 	s := p.src[i:]
 	if m := mdSlackRE.FindString(s); m != "" {
-		if p.style == mdLabel {
+		if p.style == mdLabel || !mdSlackSafe(m) {
 			p.lit(m)
 		} else {
 			p.buf.WriteString(m)
@@ -47,6 +48,14 @@ func (p *mdParser) angle(i int) int {
 	}
 	p.lit("<")
 	return i + 1
+}
+
+// mdSlackSafe reports whether the Slack token at the start of s may be
+// written from the model's text as a token: a user or channel mention or
+// a date, but no other special command (<!here>, <!channel^x>, <!group>,
+// <!subteam^S1>…), which could notify many people.
+func mdSlackSafe(s string) bool {
+	return !strings.HasPrefix(s, "<!") || strings.HasPrefix(s, "<!date^")
 }
 
 // urlEnd returns the end of the bare http(s) URL starting at i, or i if

@@ -19,8 +19,10 @@ func TestToMrkdwn(t *testing.T) {
 		// Escaping.
 		{"escape", "a < b && c > d", "a &lt; b &amp;&amp; c &gt; d"},
 		{"html is text", "<div>hi</div>", "&lt;div&gt;hi&lt;/div&gt;"},
-		{"slack tokens pass", "<@U123> <@U9|ann> <#C456|general> <!here> <!subteam^S1|@team>",
-			"<@U123> <@U9|ann> <#C456|general> <!here> <!subteam^S1|@team>"},
+		{"slack tokens pass", "<@U123> <@U9|ann> <#C456|general> <!date^1^{time}|x>",
+			"<@U123> <@U9|ann> <#C456|general> <!date^1^{time}|x>"},
+		{"special commands are text", "<!here> <!subteam^S1|@team> <!channel^x>",
+			"&lt;!here&gt; &lt;!subteam^S1|@team&gt; &lt;!channel^x&gt;"},
 		{"not a slack token", "<@lower> <!DOCTYPE html>", "&lt;@lower&gt; &lt;!DOCTYPE html&gt;"},
 
 		// Emphasis.

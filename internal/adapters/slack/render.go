@@ -47,14 +47,33 @@ func clip(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-// neutralize defuses broadcast mentions the model might write, so a
-// model's answer never pings a whole channel.
-func neutralize(s string) string { return broadcasts.Replace(s) }
-
-var broadcasts = strings.NewReplacer(
-	"<!channel>", "@channel", "<!here>", "@here", "<!everyone>", "@everyone",
-	"<!channel|", "&lt;!channel|", "<!here|", "&lt;!here|", "<!everyone|", "&lt;!everyone|", "<!subteam^", "&lt;!subteam^",
-)
+// neutralize escapes the < of every Slack special command (<!…>) in s but
+// a date (<!date^…>), so that text from the model never pings a channel,
+// a workspace or a user group, whatever form it takes (<!here^x>,
+// <!group>, <!subteam^S1>): Slack shows it as written. It is an
+// allow-list on purpose, and a backstop: toMrkdwn already writes such
+// commands as text. User and channel mentions (<@U1>, <#C1>) stay.
+func neutralize(s string) string {
+	if !strings.Contains(s, "<!") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "<!")
+		if i < 0 {
+			break
+		}
+		b.WriteString(s[:i])
+		if mdSlackSafe(s[i:]) {
+			b.WriteString("<!")
+		} else {
+			b.WriteString("&lt;!")
+		}
+		s = s[i+2:]
+	}
+	b.WriteString(s)
+	return b.String()
+}
 
 // mrkdwn is the adapter's conversion of runtime Markdown for Slack.
 func mrkdwn(md string) string { return neutralize(toMrkdwn(md)) }
