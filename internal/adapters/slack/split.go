@@ -15,7 +15,9 @@ const (
 // one per message. It cuts at the last blank line that leaves a chunk at
 // least half full, else at a line end, else at a space outside a <link>,
 // dropping the whitespace at the cut; a line with none of these is cut
-// where it must be, between two characters. A line starting with ``` is a
+// where it must be, between two characters but before a <mention> or
+// <link> that would otherwise be cut (one longer than max is cut) and
+// not inside &amp;, &lt; or &gt;. A line starting with ``` is a
 // code fence: when a cut falls inside a code block, the chunk ends with a
 // closing fence and the next one starts by reopening the block, both
 // counted against max, so that every chunk of a text with balanced fences
@@ -117,7 +119,17 @@ func splitAt(s string, room int) (end, next int) {
 			return trimmed(i), splitSkip(s, i, " \t")
 		}
 	}
-	// A hard cut, but not inside one of the entities mrkdwn escapes with.
+	// A hard cut, but not inside a <…> token (a mention, a link) unless it
+	// alone is longer than room, nor inside one of the entities mrkdwn
+	// escapes with. lim is at a rune boundary, and so are the < and & cut
+	// before.
+	if lt := strings.LastIndexByte(s[:lim], '<'); lt > 0 && strings.LastIndexByte(s[:lim], '>') < lt && strings.IndexByte(s[lt:lim], '\n') < 0 {
+		// A token that fits in room runes has at most 4*room bytes: the
+		// search for its > stops there, so that a long line stays linear.
+		if gt := strings.IndexAny(s[lim:min(len(s), lt+4*room)], ">\n"); gt >= 0 && s[lim+gt] == '>' && splitFits(s[lt:lim+gt+1], room) {
+			return lt, lt
+		}
+	}
 	if a := strings.LastIndexByte(s[:lim], '&'); a > 0 {
 		for _, e := range []string{"&amp;", "&lt;", "&gt;"} {
 			if a+len(e) > lim && strings.HasPrefix(s[a:], e) {

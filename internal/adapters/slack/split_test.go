@@ -32,6 +32,11 @@ func TestSplit(t *testing.T) {
 		{"hard cut between runes", "😀😀😀", 2, []string{"😀😀", "😀"}},
 		{"hard cut not in an entity", "&amp;&lt;&gt;", 7, []string{"&amp;", "&lt;", "&gt;"}},
 		{"link kept whole", "see <https://x.io|the docs> now", 24, []string{"see", "<https://x.io|the docs>", "now"}},
+		{"hard cut before a mention", "abcdefgh<@U0123456>ij", 12, []string{"abcdefgh", "<@U0123456>i", "j"}},
+		{"hard cut before a link", "漢漢漢漢<https://x|y>字字", 16, []string{"漢漢漢漢", "<https://x|y>字字"}},
+		{"hard cut after a closed mention", "<@U1>abcdefgh", 8, []string{"<@U1>abc", "defgh"}},
+		{"hard cut in a link longer than max", "ab<https://example.com/long>", 10, []string{"ab<https:/", "/example.c", "om/long>"}},
+		{"hard cut not in an entity in a link", "漢<https://x.io/?a=1&amp;b=2|y>", 20, []string{"漢<https://x.io/?a=1", "&amp;b=2|y>"}},
 		{"code block reopened", "```\naaa\nbbb\nccc\nddd\n```", 16, []string{"```\naaa\nbbb\n```", "```\nccc\nddd\n```"}},
 		{"code block after text", "intro text\n```\ncode\n```", 16, []string{"intro text", "```\ncode\n```"}},
 		{"closing fence taken along", "```\naaaa\n\n```\nbb cc dd ee", 16, []string{"```\naaaa\n\n```", "bb cc dd ee"}},
@@ -60,7 +65,37 @@ func TestSplitProperties(t *testing.T) {
 			if n := splitFences(c); n%2 != 0 {
 				t.Fatalf("split(%q, %d): chunk %d %q has %d fences", text, size, k, c, n)
 			}
+			// Every <…> in the samples is shorter than 80 - 8 runes.
+			if size >= 80 && strings.Count(c, "<") != strings.Count(c, ">") {
+				t.Fatalf("split(%q, %d): chunk %d %q cuts a <…>", text, size, k, c)
+			}
 		}
+	}
+}
+
+// TestSplitEntities cuts lines with no space, as CJK text is written,
+// next to a mention or a link: no chunk may end inside one, nor inside a
+// character.
+func TestSplitEntities(t *testing.T) {
+	for _, tt := range []struct{ name, md, entity string }{
+		{"mention", strings.Repeat("漢", 3895) + "<@U0123456>" + strings.Repeat("字", 100), "<@U0123456>"},
+		{"link", strings.Repeat("漢", 3880) + "[docs](https://example.com/a/very/long/path)" + strings.Repeat("字", 100), "<https://example.com/a/very/long/path|docs>"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			text := mrkdwn(tt.md)
+			chunks := split(text, maxText)
+			splitCheck(t, text, maxText, chunks)
+			whole := false
+			for k, c := range chunks {
+				if strings.Count(c, "<") != strings.Count(c, ">") {
+					t.Errorf("chunk %d ends %q, inside a <…>", k, c[max(len(c)-40, 0):])
+				}
+				whole = whole || strings.Contains(c, tt.entity)
+			}
+			if !whole {
+				t.Errorf("no chunk holds %s whole", tt.entity)
+			}
+		})
 	}
 }
 
@@ -83,6 +118,7 @@ func FuzzSplit(f *testing.F) {
 	f.Add("```\naaa\nbbb\nccc\nddd\n```", 16)
 	f.Add("intro text\n```\ncode\n```", 9)
 	f.Add("see <https://x.io|the docs> now", 24)
+	f.Add("漢漢漢漢<https://x|y>字字<@U1>", 16)
 	f.Add("ééééé ééééé\n\n😀😀😀 a```b", 5)
 	f.Add("\xff\xfe ``` \n```\n\n\n", 10)
 	f.Fuzz(func(t *testing.T, text string, size int) {
@@ -204,7 +240,8 @@ func splitFences(s string) int {
 // in several scripts, long words, links, list items and code blocks.
 func splitSample(r *rand.Rand) string {
 	words := []string{"a", "the", "mrkdwn", "*bold*", "_it_", "`x`", "é", "日本語", "😀", "&amp;",
-		"<https://x.io/a_b|a link label>", "<@U123>", strings.Repeat("long", 15)}
+		"<https://x.io/a_b|a link label>", "<@U123>", strings.Repeat("long", 15),
+		strings.Repeat("漢", 50) + "<@U123>字字<https://x.io/a_b|a link>" + strings.Repeat("字", 30)}
 	var b strings.Builder
 	for range r.IntN(12) + 1 {
 		switch r.IntN(5) {
