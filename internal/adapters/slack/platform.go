@@ -114,16 +114,19 @@ func (a *Adapter) Edit(ctx context.Context, key session.Key, ref session.Ref, m 
 
 // answerChunks converts an answer and cuts it into messages. When it
 // would take more than maxChunks messages, it returns one short message
-// and file = true: the whole answer goes up as a file.
+// and file = true: the whole answer goes up as a file. The short message
+// is the answer's first chunk cut by split, which closes a code block it
+// cuts, so the note about the file never lands inside one.
 func (a *Adapter) answerChunks(md string) (chunks []string, file bool) {
-	chunks = split(mrkdwn(md), maxText)
+	text := mrkdwn(md)
+	chunks = split(text, maxText)
 	if len(chunks) == 0 {
 		return []string{" "}, false
 	}
 	if len(chunks) <= maxChunks {
 		return chunks, false
 	}
-	head := clip(chunks[0], maxText-200)
+	head := split(text, maxText-200)[0]
 	return []string{head + "\n\n_The full answer is long, so it is attached as `answer.md`._"}, true
 }
 
