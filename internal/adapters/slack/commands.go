@@ -184,6 +184,21 @@ func (a *Adapter) respond(ctx context.Context, cmd slackapi.SlashCommand, text s
 	if len(chunks) > 5 {
 		chunks = chunks[:5] // response_url takes five answers
 	}
+	// A response_url lets whoever holds it answer as the app for half an
+	// hour, and the HTTP client's errors quote it: the log gets its host
+	// and what went wrong, never the URL.
+	warn := func(err error) {
+		u, _ := url.Parse(cmd.ResponseURL) // slackURL has parsed it
+		msg := err.Error()
+		if ue := (*url.Error)(nil); errors.As(err, &ue) && ue.Err != nil {
+			msg = ue.Op + ": " + ue.Err.Error()
+		}
+		msg = strings.ReplaceAll(msg, cmd.ResponseURL, "<response_url>")
+		if p := u.EscapedPath(); len(p) > 1 {
+			msg = strings.ReplaceAll(msg, p, "/…")
+		}
+		a.lg.Warn("answer slash command through response_url", "host", u.Host, "err", msg)
+	}
 	for _, c := range chunks {
 		if cmd.ResponseURL != "" && a.slackURL(cmd.ResponseURL) {
 			msg := &slackapi.WebhookMessage{Text: c, ResponseType: slackapi.ResponseTypeEphemeral}
@@ -191,7 +206,7 @@ func (a *Adapter) respond(ctx context.Context, cmd slackapi.SlashCommand, text s
 			if err == nil {
 				continue
 			}
-			a.lg.Warn("answer slash command through response_url", "err", err)
+			warn(err)
 		}
 		a.ephemeral(ctx, cmd.ChannelID, cmd.UserID, "", c)
 	}
