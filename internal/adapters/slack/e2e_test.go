@@ -283,18 +283,18 @@ func TestStreamingEdits(t *testing.T) {
 	}
 }
 
-// The chat tools read the thread through the adapter: the messages before
-// the one being answered.
+// The chat tools read the thread through the adapter, during a turn: the
+// messages before the one being answered.
 func TestThreadMessagesSource(t *testing.T) {
 	e := newEnv(t, envOpts{})
 	root := e.fs.AddMessage(fakeslack.Message{Channel: channel, User: bob, Text: "the plan is <https://example.com/plan|here>"})
 	e.fs.AddMessage(fakeslack.Message{Channel: channel, User: alice, Text: "looks good", ThreadTS: root})
-	e.model.Reply(answer("ok"))
-	// The question is asked inside the thread.
+	e.callWait("ok")
+	// The question is asked inside the thread; its turn runs a tool.
 	text := "<@" + bot + "> summarise"
 	ts := e.fs.AddMessage(fakeslack.Message{Channel: channel, User: alice, Text: text, ThreadTS: root})
 	e.send("events_api", e.fs.EventCallback("", e.fs.AppMention(channel, alice, text, ts, root)), 0)
-	e.waitBot(channel, root, "ok")
+	fakeslack.Eventually(t, "the wait tool", func() bool { return len(e.ranTools()) == 1 })
 	e.fs.AddMessage(fakeslack.Message{Channel: channel, User: bob, Text: "written after the question", ThreadTS: root})
 
 	key := session.Key{Platform: "slack", Workspace: fakeslack.DefaultTeamID, Channel: channel, Thread: root}
