@@ -105,11 +105,18 @@ func (a *Adapter) Edit(ctx context.Context, key session.Key, ref session.Ref, m 
 		return a.postRest(ctx, key, chunks[1:], file, m.Text)
 	}
 	if m.Kind == session.OutAnswer {
-		// A streamed answer past one message shows its beginning until
-		// the final edit splits it.
-		return a.update(ctx, key, string(ref), slackapi.MsgOptionText(clip(mrkdwn(m.Text), maxText), false))
+		return a.update(ctx, key, string(ref), slackapi.MsgOptionText(streamHead(m.Text), false))
 	}
 	return a.update(ctx, key, string(ref), render(key, m)...)
+}
+
+// streamHead is what a streamed answer shows until the final edit splits
+// it: its first message, cut by split so a code block it cuts is closed.
+func streamHead(md string) string {
+	if chunks := split(mrkdwn(md), maxText); len(chunks) > 0 {
+		return chunks[0]
+	}
+	return " "
 }
 
 // answerChunks converts an answer and cuts it into messages. When it

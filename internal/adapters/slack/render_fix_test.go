@@ -43,6 +43,26 @@ func TestAnswerChunksHeadFences(t *testing.T) {
 	}
 }
 
+// A streamed answer longer than one message shows a head whose code
+// block is closed.
+func TestStreamHeadFences(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("Working on it:\n\n```go\n")
+	for i := range 2000 {
+		fmt.Fprintf(&b, "line of code number %d\n", i)
+	}
+	head := streamHead(b.String())
+	if n := utf8.RuneCountInString(head); n > maxText {
+		t.Errorf("head has %d runes, more than %d", n, maxText)
+	}
+	if n := splitFences(head); n%2 != 0 || !strings.HasSuffix(head, "\n```") {
+		t.Errorf("head has %d fences; it ends %q", n, head[max(len(head)-80, 0):])
+	}
+	if got := streamHead(""); got != " " {
+		t.Errorf("streamHead(\"\") = %q", got)
+	}
+}
+
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
