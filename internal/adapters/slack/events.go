@@ -128,7 +128,7 @@ func (a *Adapter) route(ctx context.Context, m inbound) {
 	}
 	a.takePart(key, "")
 	ok, err := rt.Handle(ctx, session.Inbound{
-		Key: key, EventID: eventID, User: m.user, Text: text, Files: files,
+		Key: key, EventID: eventID, User: m.user, Text: text, Files: files, Ref: session.Ref(m.ts),
 	})
 	if err != nil {
 		a.unhand(eventID) // a redelivery may try again

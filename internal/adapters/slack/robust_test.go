@@ -66,8 +66,15 @@ func TestThreadHistoryCutOff(t *testing.T) {
 	first := e.fs.AddMessage(fakeslack.Message{Channel: channel, User: alice, Text: text, ThreadTS: root})
 	e.send("events_api", e.fs.EventCallback("", e.fs.AppMention(channel, alice, text, first, root)), 0)
 	fakeslack.Eventually(t, "the wait tool", func() bool { return len(e.ranTools()) == 1 })
-	e.reply(channel, "channel", bob, "second", root)
+	second := e.reply(channel, "channel", bob, "second", root)
 	key := session.Key{Platform: slack.Name, Workspace: fakeslack.DefaultTeamID, Channel: channel, Thread: root}
+	// The waiting message shows 👀; the running one does not.
+	fakeslack.Eventually(t, "👀 on the waiting message", func() bool {
+		return slices.Equal(e.message(channel, second).Reactions, []string{"eyes"})
+	})
+	if r := e.message(channel, first).Reactions; len(r) != 0 {
+		t.Errorf("the running message has reactions %q", r)
+	}
 	fakeslack.Eventually(t, "the second message queued", func() bool {
 		for _, a := range e.mgr.Active(key) {
 			if a.Key == key && a.Queued == 1 {

@@ -230,7 +230,8 @@ func (m *Manager) DecideFrom(ctx context.Context, approvalID string, ref Ref, us
 	if p, err := m.platform(stored.Key.Platform); err == nil {
 		m.resolve(ctx, p, rw, o)
 	}
-	return m.enqueue(stored.Key, job{resume: &resumeJob{pending: stored, decision: d}})
+	_, err = m.enqueue(stored.Key, job{resume: &resumeJob{pending: stored, decision: d}})
+	return err
 }
 
 // approval finds an open approval: its live waiter, or else the pending
@@ -284,7 +285,7 @@ func (m *Manager) Recover(ctx context.Context) error {
 			// Decided, but the process stopped before the turn was
 			// stored: resume it with that decision now.
 			d := executor.Decision{Approved: p.Status == PendingApproved, By: p.DecidedBy, Reason: p.Reason}
-			if err := m.enqueue(p.Key, job{resume: &resumeJob{pending: p, decision: d}}); err != nil {
+			if _, err := m.enqueue(p.Key, job{resume: &resumeJob{pending: p, decision: d}}); err != nil {
 				return fmt.Errorf("recover approval %s: %w", p.ID, err)
 			}
 			continue

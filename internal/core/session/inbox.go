@@ -51,7 +51,7 @@ func (m *Manager) recoverInbox(ctx context.Context, owned map[string]bool) error
 			} else if !ok {
 				continue
 			}
-			if err := m.enqueue(in.Key, job{msg: &in}); err != nil {
+			if _, err := m.enqueue(in.Key, job{msg: &in}); err != nil {
 				return fmt.Errorf("recover inbox: %w", err)
 			}
 			queued++

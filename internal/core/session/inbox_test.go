@@ -217,3 +217,33 @@ func TestShutdownBeforeAnyToolReplays(t *testing.T) {
 		t.Errorf("inbox = %q, want empty", ids)
 	}
 }
+
+// A message that waits behind a running turn gets a 👀 reaction, so its
+// author sees it arrived; one that runs at once does not.
+func TestQueuedMessageAcknowledged(t *testing.T) {
+	h := newHarness(t, nil)
+	blockingModel(h)
+	k := key("eyes")
+	send := func(text, event, ref string) {
+		t.Helper()
+		if _, err := h.m.Handle(context.Background(), session.Inbound{Key: k, User: "U1", Text: text, EventID: event, Ref: session.Ref(ref)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send("long job", "E1", "u1")
+	<-h.entered
+	send("second", "E2", "u2")
+	var reacted []string
+	deadline := time.Now().Add(30 * time.Second) // a hang guard, not a timing assertion
+	for len(reacted) == 0 && time.Now().Before(deadline) {
+		for _, e := range h.plat.events(k) {
+			if e.Op == "react" {
+				reacted = append(reacted, string(e.Ref)+" "+e.Out.Text)
+			}
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if !slices.Equal(reacted, []string{"u2 eyes"}) {
+		t.Errorf("reactions = %q, want only the queued message's 👀", reacted)
+	}
+}

@@ -101,6 +101,10 @@ type Inbound struct {
 	Text     string
 	// IsAdmin is set when the platform says the user is an admin.
 	IsAdmin bool
+	// Ref is the platform's reference of the person's message; when set,
+	// a message that has to wait behind a running turn gets a 👀 reaction
+	// so the person sees it arrived.
+	Ref Ref
 	// Files are attached to the message. Handle saves them in the thread's
 	// sandbox under uploads/ and tells the model where they are; they are
 	// not kept in the Inbound afterwards.
@@ -199,7 +203,17 @@ func (m *Manager) Handle(ctx context.Context, in Inbound) (bool, error) {
 			m.lg.Error("store inbound message", "platform", in.Key.Platform, "event", in.EventID, "err", err)
 		}
 	}
-	return true, m.enqueue(in.Key, job{msg: &in})
+	behind, err := m.enqueue(in.Key, job{msg: &in})
+	if err == nil && behind && in.Ref != "" {
+		if p, perr := m.platform(in.Key.Platform); perr == nil {
+			go func() {
+				if err := p.React(context.WithoutCancel(ctx), in.Key, in.Ref, "eyes"); err != nil {
+					m.lg.Debug("react to a queued message", "err", err)
+				}
+			}()
+		}
+	}
+	return true, err
 }
 
 // admit marks an event in flight; false when it already is, or when the
@@ -227,12 +241,13 @@ func (m *Manager) doneEvent(in Inbound) {
 	m.mu.Unlock()
 }
 
-// enqueue adds a job to the session's queue and starts its worker.
-func (m *Manager) enqueue(k Key, j job) error {
+// enqueue adds a job to the session's queue, starts its worker, and
+// reports whether the job waits behind a running one.
+func (m *Manager) enqueue(k Key, j job) (behind bool, err error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
-		return ErrClosed
+		return false, ErrClosed
 	}
 	s := m.sessions[k.ID()]
 	if s == nil {
@@ -241,12 +256,13 @@ func (m *Manager) enqueue(k Key, j job) error {
 	}
 	s.queue = append(s.queue, j)
 	s.lastActive = m.opts.Now()
-	if !s.running {
-		s.running = true
-		m.wg.Add(1)
-		go m.work(s)
+	if s.running {
+		return true, nil
 	}
-	return nil
+	s.running = true
+	m.wg.Add(1)
+	go m.work(s)
+	return false, nil
 }
 
 // work runs a session's queued jobs in order, one at a time.
