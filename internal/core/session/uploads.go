@@ -1,7 +1,9 @@
 package session
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,20 +16,22 @@ const UploadsDir = "uploads"
 
 // saveUploads writes attached files into the thread's sandbox under
 // uploads/ and returns text with a note telling the model where they are.
-// A file that cannot be written is named in the note with the reason, so
-// the model does not look for it.
+// The writes go through an os.Root on the sandbox, so a symlink a tool
+// left there cannot lead them outside it. A file that cannot be written
+// is named in the note with the reason, so the model does not look for it.
 func (m *Manager) saveUploads(k Key, files []File, text string) string {
-	dir := filepath.Join(m.opts.WorkspaceRoot, k.ID(), UploadsDir)
 	var lines []string
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	root, err := m.uploadsRoot(k)
+	if err != nil {
 		m.lg.Error("save attached files", "err", err)
 		for _, f := range files {
-			lines = append(lines, fmt.Sprintf("- %s: not saved (%s)", f.Name, "the sandbox is not writable"))
+			lines = append(lines, fmt.Sprintf("- %s: not saved (the sandbox's %s folder is not usable)", f.Name, UploadsDir))
 		}
 		return withFileNote(text, lines)
 	}
+	defer root.Close()
 	for _, f := range files {
-		name, err := writeUnique(dir, safeFileName(f.Name), f.Data)
+		name, err := writeUnique(root, safeFileName(f.Name), f.Data)
 		if err != nil {
 			m.lg.Error("save attached file", "file", f.Name, "err", err)
 			lines = append(lines, fmt.Sprintf("- %s: not saved (%s)", f.Name, "write failed"))
@@ -42,6 +46,28 @@ func (m *Manager) saveUploads(k Key, files []File, text string) string {
 	return withFileNote(text, lines)
 }
 
+// uploadsRoot opens the thread's sandbox as an os.Root with its uploads
+// folder created.
+func (m *Manager) uploadsRoot(k Key) (*os.Root, error) {
+	sandbox := filepath.Join(m.opts.WorkspaceRoot, k.ID())
+	if err := os.MkdirAll(sandbox, 0o700); err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(sandbox)
+	if err != nil {
+		return nil, err
+	}
+	if err := root.MkdirAll(UploadsDir, 0o700); err != nil {
+		root.Close()
+		return nil, err
+	}
+	if fi, err := root.Lstat(UploadsDir); err != nil || !fi.IsDir() {
+		root.Close()
+		return nil, fmt.Errorf("%s is not a folder", UploadsDir)
+	}
+	return root, nil
+}
+
 func withFileNote(text string, lines []string) string {
 	note := "[Files attached to this message, saved in your sandbox:\n" + strings.Join(lines, "\n") + "]"
 	if strings.TrimSpace(text) == "" {
@@ -50,9 +76,10 @@ func withFileNote(text string, lines []string) string {
 	return text + "\n\n" + note
 }
 
-// writeUnique writes data to dir/name, or name-2, name-3… when taken, and
-// returns the name used. It never follows or replaces an existing entry.
-func writeUnique(dir, name string, data []byte) (string, error) {
+// writeUnique writes data to uploads/name in root, or name-2, name-3…
+// when taken, and returns the name used. It never follows or replaces an
+// existing entry.
+func writeUnique(root *os.Root, name string, data []byte) (string, error) {
 	ext := filepath.Ext(name)
 	stem := strings.TrimSuffix(name, ext)
 	for i := 1; i < 1000; i++ {
@@ -60,8 +87,9 @@ func writeUnique(dir, name string, data []byte) (string, error) {
 		if i > 1 {
 			try = fmt.Sprintf("%s-%d%s", stem, i, ext)
 		}
-		f, err := os.OpenFile(filepath.Join(dir, try), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if os.IsExist(err) {
+		path := UploadsDir + "/" + try
+		f, err := root.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
 		if err != nil {
@@ -72,7 +100,7 @@ func writeUnique(dir, name string, data []byte) (string, error) {
 			err = cerr
 		}
 		if err != nil {
-			_ = os.Remove(filepath.Join(dir, try))
+			_ = root.Remove(path)
 			return "", err
 		}
 		return try, nil

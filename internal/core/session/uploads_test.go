@@ -75,3 +75,30 @@ func TestAttachedFilesSavedInSandbox(t *testing.T) {
 		t.Errorf("stored user message = %q", msgs[0].Content)
 	}
 }
+
+// An uploads folder that a tool replaced with a symlink out of the sandbox
+// is not written through; the model is told the files were not saved.
+func TestAttachedFilesStayInSandbox(t *testing.T) {
+	h := newHarness(t, nil)
+	h.model.Func = func(req llm.Request) chain.ScriptReply { return chain.ScriptReply{Response: text("ok")} }
+	k := key("escape")
+	outside := t.TempDir()
+	sandbox := filepath.Join(h.opts.WorkspaceRoot, k.ID())
+	if err := os.MkdirAll(sandbox, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(sandbox, session.UploadsDir)); err != nil {
+		t.Fatal(err)
+	}
+	in := session.Inbound{Key: k, User: "U1", Text: "here", EventID: "X1", Files: []session.File{{Name: "a.txt", Data: []byte("secret")}}}
+	if _, err := h.m.Handle(context.Background(), in); err != nil {
+		t.Fatal(err)
+	}
+	h.plat.waitDone(t, 1)
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("a file was written outside the sandbox: %v", entries)
+	}
+	if got := lastUser(h.model.Requests()[0]); !strings.Contains(got, "a.txt: not saved") {
+		t.Errorf("the model was told %q", got)
+	}
+}
