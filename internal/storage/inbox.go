@@ -39,14 +39,15 @@ func (s *SQLite) AddInbound(ctx context.Context, m Inbound) (first bool, err err
 	return first, nil
 }
 
-// StartInbound records that the turn of an inbox message started, with the
-// reference of its status message (ErrNotFound when the row is gone).
+// StartInbound records that a turn of an inbox message started, with the
+// reference of its status message, and counts the attempt (ErrNotFound
+// when the row is gone).
 func (s *SQLite) StartInbound(ctx context.Context, platform, eventID, statusRef string, at time.Time) error {
 	if at.IsZero() {
 		at = s.now()
 	}
 	err := s.write(ctx, "start inbound", func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE inbox SET started_at = $1, status_ref = $2
+		res, err := tx.ExecContext(ctx, `UPDATE inbox SET started_at = $1, status_ref = $2, attempts = attempts + 1
 			WHERE platform = $3 AND event_id = $4`, enc(at), statusRef, platform, eventID)
 		if err != nil {
 			return err
@@ -94,7 +95,7 @@ func (s *SQLite) ActedInbound(ctx context.Context, platform, eventID string, at 
 // Inbox returns the inbox in the order the messages were received.
 func (s *SQLite) Inbox(ctx context.Context) ([]Inbound, error) {
 	rows, err := s.r.QueryContext(ctx, `SELECT platform, event_id, workspace, channel, thread,
-		user_id, user_name, text, is_admin, received_at, started_at, status_ref, acted_at
+		user_id, user_name, text, is_admin, received_at, started_at, status_ref, acted_at, attempts
 		FROM inbox ORDER BY received_at, seq`)
 	if err != nil {
 		return nil, fmt.Errorf("inbox: %w", err)
@@ -106,7 +107,7 @@ func (s *SQLite) Inbox(ctx context.Context) ([]Inbound, error) {
 		var admin int
 		var received, started, acted int64
 		if err := rows.Scan(&m.Key.Platform, &m.EventID, &m.Key.Workspace, &m.Key.Channel, &m.Key.Thread,
-			&m.User, &m.UserName, &m.Text, &admin, &received, &started, &m.StatusRef, &acted); err != nil {
+			&m.User, &m.UserName, &m.Text, &admin, &received, &started, &m.StatusRef, &acted, &m.Attempts); err != nil {
 			return nil, fmt.Errorf("inbox: %w", err)
 		}
 		m.IsAdmin, m.Received, m.Started, m.Acted = admin != 0, dec(received), dec(started), dec(acted)

@@ -152,7 +152,7 @@ func (a *SessionStore) Inbox(ctx context.Context) ([]session.Queued, error) {
 				Key: toKey(m.Key), EventID: m.EventID, User: m.User, UserName: m.UserName,
 				Text: m.Text, IsAdmin: m.IsAdmin,
 			},
-			Received: m.Received, Started: m.Started, StatusRef: session.Ref(m.StatusRef), Acted: m.Acted,
+			Received: m.Received, Started: m.Started, StatusRef: session.Ref(m.StatusRef), Acted: m.Acted, Attempts: m.Attempts,
 		})
 	}
 	return out, nil

@@ -183,6 +183,7 @@ type Inbound struct {
 	Started   time.Time // zero until its turn starts
 	StatusRef string    // the turn's status message, once started
 	Acted     time.Time // zero until its turn's first tool call
+	Attempts  int       // how many turns started for it
 }
 
 // Snapshot is a session as LoadSession restores it.
@@ -241,8 +242,9 @@ type Store interface {
 	// and event id, and reports whether this call stored it. A zero Received
 	// means now. SaveTurn with the message's event removes it.
 	AddInbound(ctx context.Context, m Inbound) (first bool, err error)
-	// StartInbound records that a message's turn started and the reference
-	// of its status message (ErrNotFound). A zero at means now.
+	// StartInbound records that a turn of a message started, the reference
+	// of its status message, and counts the attempt (ErrNotFound). A zero
+	// at means now.
 	StartInbound(ctx context.Context, platform, eventID, statusRef string, at time.Time) error
 	// ActedInbound records that a message's turn called its first tool
 	// (ErrNotFound). A zero at means now.

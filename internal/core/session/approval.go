@@ -38,6 +38,10 @@ func (t *turn) Approve(ctx context.Context, req executor.ApprovalRequest) (execu
 	if d, ok := t.preDecided[kind]; ok && req.CallID == t.resumedCall {
 		delete(t.preDecided, kind)
 		t.callDecisions[kind] = d
+		if kind == t.resumedKind && t.resumedApproval != "" {
+			t.m.consume(t.ctx, t.resumedApproval)
+			t.resumedApproval = ""
+		}
 		return d, nil
 	}
 	d := t.m.wait(ctx, t, req)
@@ -103,15 +107,12 @@ func (m *Manager) wait(ctx context.Context, t *turn, req executor.ApprovalReques
 	defer timer.Stop()
 	select {
 	case d := <-w.ch:
-		m.resolve(t.ctx, t.p, w, Outcome{Approved: d.Approved, Always: d.Always, By: d.By, Reason: d.Reason})
 		m.opts.Metrics.Approval(string(req.Kind), outcomeName(d), m.opts.Now().Sub(start))
-		return d
+		return m.take(t, w, d)
 	case <-timer.C:
 		reason := fmt.Sprintf("no decision within %s", m.opts.ApprovalTimeout)
 		if _, err := m.store.DecidePending(t.ctx, w.id, PendingExpired, "", reason); errors.Is(err, ErrAlreadyDecided) {
-			d := <-w.ch // a click won the race; Decide delivers it
-			m.resolve(t.ctx, t.p, w, Outcome{Approved: d.Approved, Always: d.Always, By: d.By, Reason: d.Reason})
-			return d
+			return m.take(t, w, <-w.ch) // a click won the race; Decide delivers it
 		}
 		m.resolve(t.ctx, t.p, w, Outcome{Expired: true, Reason: reason})
 		m.opts.Metrics.Approval(string(req.Kind), "expired", m.opts.Now().Sub(start))
@@ -126,13 +127,29 @@ func (m *Manager) wait(ctx context.Context, t *turn, req executor.ApprovalReques
 		if _, err := m.store.DecidePending(t.ctx, w.id, PendingRejected, "", reason); errors.Is(err, ErrAlreadyDecided) {
 			select {
 			case d := <-w.ch:
-				m.resolve(t.ctx, t.p, w, Outcome{Approved: d.Approved, Always: d.Always, By: d.By, Reason: d.Reason})
-				return d
+				return m.take(t, w, d)
 			default:
 			}
 		}
 		m.resolve(t.ctx, t.p, w, Outcome{Reason: reason})
 		return executor.Decision{Reason: reason}
+	}
+}
+
+// take shows a person's decision on the request and uses it up: the
+// stored approval is deleted before the decision reaches the tool, so a
+// crash from here on never resumes the turn to run the tool again (its
+// message is reported as cut off instead).
+func (m *Manager) take(t *turn, w *waiter, d executor.Decision) executor.Decision {
+	m.resolve(t.ctx, t.p, w, Outcome{Approved: d.Approved, Always: d.Always, By: d.By, Reason: d.Reason})
+	m.consume(t.ctx, w.id)
+	return d
+}
+
+// consume deletes a decided approval whose decision a turn is using.
+func (m *Manager) consume(ctx context.Context, id string) {
+	if err := m.store.DeletePending(ctx, id); err != nil && !errors.Is(err, ErrNotFound) {
+		m.lg.Warn("delete used approval", "approval", id, "err", err)
 	}
 }
 

@@ -16,7 +16,8 @@ import (
 //     order the messages arrived;
 //   - its turn called a tool and was cut off by a crash: it is not run
 //     again, since that may repeat what the tool did, and the thread is
-//     told to ask again.
+//     told to ask again; so is one whose turns started maxAttempts times
+//     (each ended with the process, so it may be what stops it).
 //
 // Messages of platforms not registered in this run stay in the inbox.
 func (m *Manager) recoverInbox(ctx context.Context, owned map[string]bool) error {
@@ -41,6 +42,11 @@ func (m *Manager) recoverInbox(ctx context.Context, owned map[string]bool) error
 		switch {
 		case seen:
 			m.dropInbound(ctx, q.Inbound)
+		case q.Acted.IsZero() && q.Attempts >= maxAttempts:
+			// Its turns keep ending with the process (a crash it causes):
+			// not again.
+			m.tellInterrupted(ctx, p, q, fmt.Sprintf("⚠️ I tried to answer “%s” %d times and the bot stopped each time, so I gave up on it. Please rephrase it or tell the operator.", quote(q.Text), q.Attempts))
+			interrupted++
 		case q.Started.IsZero() || q.Acted.IsZero():
 			if !q.Started.IsZero() && q.StatusRef != "" {
 				_ = p.Edit(ctx, q.Key, q.StatusRef, Out{Kind: OutStatus, Text: "↻ Interrupted by a restart; answering again below", Final: true})
@@ -56,7 +62,7 @@ func (m *Manager) recoverInbox(ctx context.Context, owned map[string]bool) error
 			}
 			queued++
 		default:
-			m.tellInterrupted(ctx, p, q)
+			m.tellInterrupted(ctx, p, q, fmt.Sprintf("⚠️ I restarted while answering “%s”, so that answer is lost. Send it again and I will start over.", quote(q.Text)))
 			interrupted++
 		}
 	}
@@ -66,23 +72,30 @@ func (m *Manager) recoverInbox(ctx context.Context, owned map[string]bool) error
 	return nil
 }
 
+// maxAttempts bounds the turns started for one message across restarts.
+const maxAttempts = 3
+
 // tellInterrupted closes the turn of a message that a crash cut off and
-// asks its thread to send it again.
-func (m *Manager) tellInterrupted(ctx context.Context, p Platform, q Queued) {
+// tells its thread text.
+func (m *Manager) tellInterrupted(ctx context.Context, p Platform, q Queued, text string) {
 	if q.StatusRef != "" {
 		_ = p.Edit(ctx, q.Key, q.StatusRef, Out{Kind: OutStatus, Text: "⚠️ Interrupted: the bot restarted", Final: true})
 	}
-	quote := strings.Join(strings.Fields(q.Text), " ")
-	if r := []rune(quote); len(r) > 80 {
-		quote = string(r[:80]) + "…"
-	}
-	text := fmt.Sprintf("⚠️ I restarted while answering “%s”, so that answer is lost. Send it again and I will start over.", quote)
 	if _, err := p.Post(ctx, q.Key, Out{Kind: OutNotice, Text: text}); err != nil {
 		// Keep the row: the next start tells the thread.
 		m.lg.Warn("tell thread of an interrupted turn", "event", q.EventID, "err", err)
 		return
 	}
 	m.dropInbound(ctx, q.Inbound)
+}
+
+// quote is the start of a message for a notice, on one line.
+func quote(text string) string {
+	q := strings.Join(strings.Fields(text), " ")
+	if r := []rune(q); len(r) > 80 {
+		q = string(r[:80]) + "…"
+	}
+	return q
 }
 
 func (m *Manager) dropInbound(ctx context.Context, in Inbound) {

@@ -197,10 +197,17 @@ func (m *Manager) Handle(ctx context.Context, in Inbound) (bool, error) {
 		in.Files = nil
 	}
 	if in.EventID != "" {
-		if _, err := m.store.AddInbound(ctx, in, m.opts.Now()); err != nil {
+		first, err := m.store.AddInbound(ctx, in, m.opts.Now())
+		switch {
+		case err != nil:
 			// The message is still answered; it just would not survive a
 			// crash before its turn is stored.
 			m.lg.Error("store inbound message", "platform", in.Key.Platform, "event", in.EventID, "err", err)
+		case !first:
+			// Stored before: a turn waiting for an approval since a
+			// restart, or a report not yet made. It is not run again.
+			m.doneEvent(in)
+			return false, nil
 		}
 	}
 	behind, err := m.enqueue(in.Key, job{msg: &in})

@@ -97,6 +97,8 @@ type Queued struct {
 	Started   time.Time
 	StatusRef Ref
 	Acted     time.Time
+	// Attempts counts the turns started for it.
+	Attempts int
 }
 
 // ToolSetting enables or disables a group or tool in a scope. An empty

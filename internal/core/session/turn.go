@@ -36,8 +36,11 @@ type turn struct {
 	preDecided    map[string]executor.Decision // kind -> decision for the resumed call
 	resumedCall   string
 	resumed       bool // the turn resumes after an approval
-	pendingIDs    []string
-	suspended     bool
+	// resumedApproval is the stored approval (of kind resumedKind) whose
+	// decision the resumed call uses; consumed when it does.
+	resumedApproval, resumedKind string
+	pendingIDs                   []string
+	suspended                    bool
 	// acted is set once the turn called a tool: from then on a rerun
 	// could repeat what it did.
 	acted   bool
@@ -85,6 +88,9 @@ func (m *Manager) runJob(ctx context.Context, s *session, j job) {
 		return
 	}
 	if err := m.load(ctx, s); err != nil {
+		if errors.Is(context.Cause(ctx), ErrShutdown) {
+			return // the message stays stored and runs after the restart
+		}
 		lg.Error("run turn", "err", err)
 		_, _ = p.Post(context.WithoutCancel(ctx), key, Out{Kind: OutNotice, Text: "⚠️ Sorry, I could not load this conversation. Please try again in a moment."})
 		if j.msg != nil && j.msg.EventID != "" {
@@ -150,6 +156,7 @@ func (m *Manager) runResume(ctx context.Context, p Platform, s *session, rj *res
 	}
 	t.pendingIDs = append(t.pendingIDs, rj.pending.ID)
 	t.resumed = true
+	t.resumedApproval, t.resumedKind = rj.pending.ID, rj.pending.Kind
 	if t.statusRef != "" {
 		_ = p.Edit(t.ctx, s.key, t.statusRef, Out{Kind: OutStatus, Text: "⏳ Working… (resumed)", Stop: true})
 	}
@@ -355,10 +362,17 @@ func (t *turn) finish(ctx context.Context, res *chain.Result, err error, platfor
 	switch {
 	case errors.Is(serr, ErrDuplicateEvent):
 		lg.Info("turn already stored for this event; not answering twice", "event", t.env.EventID)
+		for _, id := range t.pendingIDs {
+			m.consume(t.ctx, id) // else a decided one would resume at every start
+		}
 		return
 	case serr != nil:
 		lg.Error("store turn", "err", serr)
 		statusText += " · ⚠️ not saved"
+		if t.env.EventID != "" {
+			// Answered, if not stored: not to be answered again at a restart.
+			m.dropInbound(t.ctx, Inbound{Key: s.key, EventID: t.env.EventID})
+		}
 	}
 	s.history = append(s.history, user, asst)
 	if over := len(s.history) - m.opts.HistoryLimit; over > 0 {

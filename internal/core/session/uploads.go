@@ -25,7 +25,7 @@ func (m *Manager) saveUploads(k Key, files []File, text string) string {
 	if err != nil {
 		m.lg.Error("save attached files", "err", err)
 		for _, f := range files {
-			lines = append(lines, fmt.Sprintf("- %s: not saved (the sandbox's %s folder is not usable)", f.Name, UploadsDir))
+			lines = append(lines, fmt.Sprintf("- %s: not saved (the sandbox's %s folder is not usable)", safeFileName(f.Name), UploadsDir))
 		}
 		return withFileNote(text, lines)
 	}
@@ -34,7 +34,7 @@ func (m *Manager) saveUploads(k Key, files []File, text string) string {
 		name, err := writeUnique(root, safeFileName(f.Name), f.Data)
 		if err != nil {
 			m.lg.Error("save attached file", "file", f.Name, "err", err)
-			lines = append(lines, fmt.Sprintf("- %s: not saved (%s)", f.Name, "write failed"))
+			lines = append(lines, fmt.Sprintf("- %s: not saved (%s)", safeFileName(f.Name), "write failed"))
 			continue
 		}
 		kind := ""
@@ -108,16 +108,16 @@ func writeUnique(root *os.Root, name string, data []byte) (string, error) {
 	return "", fmt.Errorf("too many files named %s", name)
 }
 
-// safeFileName keeps a file name's base, without path separators, control
-// characters or a leading dot, at most 100 bytes; "file" when nothing is
-// left.
+// safeFileName keeps a file name without path separators, control and
+// format characters, line separators or a leading dot, at most 100 bytes;
+// "file" when nothing is left.
 func safeFileName(name string) string {
 	name = strings.Map(func(r rune) rune {
 		switch {
 		case r == '/' || r == '\\' || r == ':':
 			return '_'
-		case unicode.IsControl(r):
-			return -1
+		case unicode.IsControl(r), unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp):
+			return -1 // control, format (bidi overrides, zero-width) and line breaks
 		}
 		return r
 	}, name)

@@ -23,6 +23,7 @@ func TestAttachedFilesSavedInSandbox(t *testing.T) {
 		{Name: "data.csv", MIMEType: "text/csv", Data: []byte("second")},
 		{Name: "../../escape.txt", Data: []byte("x")},
 		{Name: "..", Data: []byte("y")},
+		{Name: "a\u2028b\u202etxt.exe\u200b", Data: []byte("z")},
 	}
 	in := session.Inbound{Key: k, User: "U1", Text: "look at these", EventID: "F1", Files: files}
 	if ok, err := h.m.Handle(context.Background(), in); !ok || err != nil {
@@ -34,7 +35,7 @@ func TestAttachedFilesSavedInSandbox(t *testing.T) {
 	h.plat.waitDone(t, 1)
 
 	uploads := filepath.Join(h.opts.WorkspaceRoot, k.ID(), session.UploadsDir)
-	want := map[string]string{"data.csv": "a,b\n1,2\n", "data-2.csv": "second", "_.._escape.txt": "x", "file": "y"}
+	want := map[string]string{"data.csv": "a,b\n1,2\n", "data-2.csv": "second", "_.._escape.txt": "x", "file": "y", "abtxt.exe": "z"}
 	entries, err := os.ReadDir(uploads)
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ CREATE TABLE inbox (
 	started_at  INTEGER NOT NULL DEFAULT 0, -- 0 until its turn starts
 	status_ref  TEXT NOT NULL DEFAULT '',   -- the turn's status message
 	acted_at    INTEGER NOT NULL DEFAULT 0, -- 0 until the turn's first tool call
+	attempts    INTEGER NOT NULL DEFAULT 0, -- turns started for it (replays bounded)
 	PRIMARY KEY (platform, event_id)
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX inbox_order ON inbox (received_at, seq);

@@ -73,6 +73,15 @@ func testInbox(t *testing.T, s storage.Store) {
 	if !got[1].Started.Equal(at(time.Minute)) || got[1].StatusRef != "ts-9" || !got[0].Started.IsZero() {
 		t.Errorf("after StartInbound(E2): %+v", got)
 	}
+	if got[1].Attempts != 1 || got[0].Attempts != 0 {
+		t.Errorf("attempts after one start = %d and %d, want 1 and 0", got[1].Attempts, got[0].Attempts)
+	}
+	if err := s.StartInbound(ctx, "slack", "E2", "ts-10", at(90*time.Second)); err != nil {
+		t.Fatalf("StartInbound again: %v", err)
+	}
+	if got = inbox(); got[1].Attempts != 2 || got[1].StatusRef != "ts-10" {
+		t.Errorf("after a second start: %+v", got[1])
+	}
 	wantErr(t, "StartInbound(unknown)", s.StartInbound(ctx, "slack", "nope", "", time.Time{}), storage.ErrNotFound)
 	// The first tool call is recorded once; a second call keeps the time.
 	for _, d := range []time.Duration{2 * time.Minute, 3 * time.Minute} {
