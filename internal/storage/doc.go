@@ -1,7 +1,8 @@
 // Package storage owns everything threadbot keeps across restarts: sessions,
 // their compressed message history, their variables, ask-once decisions,
 // tool settings per scope, pending approvals with the loop checkpoint that
-// resumes them, processed inbound event ids, and the audit trail.
+// resumes them, processed inbound event ids, the inbox of accepted messages
+// whose turn is not stored yet, and the audit trail.
 //
 // [Store] is the contract the session runtime uses; every backend implements
 // it and passes the conformance suite in package storagetest. [SQLite] is the
@@ -11,9 +12,13 @@
 // changing callers.
 //
 // Everything one chat turn writes (messages, variable changes, audit rows,
-// decisions, the processed event id, resolved approvals) goes through
-// [Store.SaveTurn] in one transaction: a crash leaves either the whole turn
-// or none of it, and a redelivered event is refused with [ErrDuplicateEvent].
+// decisions, the processed event id, resolved approvals, the message's
+// inbox row) goes through [Store.SaveTurn] in one transaction: a crash
+// leaves either the whole turn or none of it, and a redelivered event is
+// refused with [ErrDuplicateEvent]. The inbox ([Store.AddInbound]) holds a
+// message from the moment the runtime accepts it, with when its turn
+// started, how often, and whether it called a tool yet, so the runtime can
+// tell after a crash what to run again and what to report.
 //
 // Times are stored as INTEGER Unix nanoseconds in UTC and come back in UTC
 // with no monotonic reading, so they are equal (time.Time.Equal) to what was
