@@ -3,7 +3,6 @@ package session_test
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -141,19 +140,7 @@ func (s *hookStore) SaveTurn(ctx context.Context, t session.TurnRecord) error {
 // startHooked is start with the store wrapped by hs.
 func (h *harness) startHooked(hs *hookStore) {
 	h.t.Helper()
-	db, err := storage.Open(context.Background(), filepath.Join(h.dir, "bot.db"), storage.Options{})
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	h.db = db
-	h.plat = newFakePlatform("test")
-	hs.Store = storage.ForSessions(db)
-	h.m = session.New(testLogger(h.t), hs, h.model, h.opts)
-	h.m.AddPlatform(h.plat)
-	if err := h.m.Recover(context.Background()); err != nil {
-		h.t.Fatal(err)
-	}
-	h.t.Cleanup(func() { h.stop() })
+	h.startStore(h.model, func(st session.Store) session.Store { hs.Store = st; return hs })
 }
 
 // A shutdown while a message's session loads keeps the message: it is

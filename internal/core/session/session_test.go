@@ -103,7 +103,11 @@ func newHarness(t testing.TB, mod func(*session.Options)) *harness {
 func (h *harness) start() { h.startWith(h.model) }
 
 // startWith is start with another model.
-func (h *harness) startWith(model chain.Model) {
+func (h *harness) startWith(model chain.Model) { h.startStore(model, nil) }
+
+// startStore is start with another model and the store wrapped by wrap
+// (nil: not wrapped).
+func (h *harness) startStore(model chain.Model, wrap func(session.Store) session.Store) {
 	h.t.Helper()
 	db, err := storage.Open(context.Background(), filepath.Join(h.dir, "bot.db"), storage.Options{})
 	if err != nil {
@@ -115,7 +119,11 @@ func (h *harness) startWith(model chain.Model) {
 	if h.quiet {
 		lg = slog.New(slog.DiscardHandler)
 	}
-	h.m = session.New(lg, storage.ForSessions(db), model, h.opts)
+	var st session.Store = storage.ForSessions(db)
+	if wrap != nil {
+		st = wrap(st)
+	}
+	h.m = session.New(lg, st, model, h.opts)
 	h.m.AddPlatform(h.plat)
 	if err := h.m.Recover(context.Background()); err != nil {
 		h.t.Fatal(err)
