@@ -39,6 +39,26 @@ func (s *SQLite) AddInbound(ctx context.Context, m Inbound) (first bool, err err
 	return first, nil
 }
 
+// SetInboundText replaces the text of an inbox message (ErrNotFound).
+func (s *SQLite) SetInboundText(ctx context.Context, platform, eventID, text string) error {
+	err := s.write(ctx, "set inbound text", func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE inbox SET text = $1 WHERE platform = $2 AND event_id = $3`,
+			text, platform, eventID)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		if err == nil && n == 0 {
+			err = ErrNotFound
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("set inbound text %s/%s: %w", platform, eventID, err)
+	}
+	return nil
+}
+
 // StartInbound records that a turn of an inbox message started, with the
 // reference of its status message, and counts the attempt (ErrNotFound
 // when the row is gone).

@@ -129,6 +129,11 @@ func (a *SessionStore) AddInbound(ctx context.Context, in session.Inbound, recei
 	return first, mapErr(err)
 }
 
+// SetInboundText implements session.Store.
+func (a *SessionStore) SetInboundText(ctx context.Context, platform, eventID, text string) error {
+	return mapErr(a.st.SetInboundText(ctx, platform, eventID, text))
+}
+
 // StartInbound implements session.Store.
 func (a *SessionStore) StartInbound(ctx context.Context, platform, eventID string, statusRef session.Ref) error {
 	return mapErr(a.st.StartInbound(ctx, platform, eventID, string(statusRef), time.Time{}))

@@ -242,6 +242,8 @@ type Store interface {
 	// and event id, and reports whether this call stored it. A zero Received
 	// means now. SaveTurn with the message's event removes it.
 	AddInbound(ctx context.Context, m Inbound) (first bool, err error)
+	// SetInboundText replaces the text of an inbox message (ErrNotFound).
+	SetInboundText(ctx context.Context, platform, eventID, text string) error
 	// StartInbound records that a turn of a message started, the reference
 	// of its status message, and counts the attempt (ErrNotFound). A zero
 	// at means now.

@@ -192,10 +192,7 @@ func (m *Manager) Handle(ctx context.Context, in Inbound) (bool, error) {
 			return false, nil
 		}
 	}
-	if len(in.Files) > 0 {
-		in.Text = m.saveUploads(in.Key, in.Files, in.Text)
-		in.Files = nil
-	}
+	stored := false
 	if in.EventID != "" {
 		first, err := m.store.AddInbound(ctx, in, m.opts.Now())
 		switch {
@@ -208,6 +205,19 @@ func (m *Manager) Handle(ctx context.Context, in Inbound) (bool, error) {
 			// restart, or a report not yet made. It is not run again.
 			m.doneEvent(in)
 			return false, nil
+		default:
+			stored = true
+		}
+	}
+	if len(in.Files) > 0 {
+		// Saved once the message is known to be new, so a redelivery
+		// never saves its files twice.
+		in.Text = m.saveUploads(in.Key, in.Files, in.Text)
+		in.Files = nil
+		if stored {
+			if err := m.store.SetInboundText(ctx, in.Key.Platform, in.EventID, in.Text); err != nil {
+				m.lg.Error("store inbound message", "platform", in.Key.Platform, "event", in.EventID, "err", err)
+			}
 		}
 	}
 	behind, err := m.enqueue(in.Key, job{msg: &in})

@@ -128,6 +128,8 @@ type Store interface {
 	// AddInbound stores an accepted message in the inbox and reports
 	// whether this call stored it. SaveTurn with its event removes it.
 	AddInbound(ctx context.Context, in Inbound, received time.Time) (bool, error)
+	// SetInboundText replaces the text of an inbox message (ErrNotFound).
+	SetInboundText(ctx context.Context, platform, eventID, text string) error
 	// StartInbound records that a message's turn started (ErrNotFound).
 	StartInbound(ctx context.Context, platform, eventID string, statusRef Ref) error
 	// ActedInbound records that a message's turn called its first tool

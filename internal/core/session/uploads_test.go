@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -101,5 +102,49 @@ func TestAttachedFilesStayInSandbox(t *testing.T) {
 	}
 	if got := lastUser(h.model.Requests()[0]); !strings.Contains(got, "a.txt: not saved") {
 		t.Errorf("the model was told %q", got)
+	}
+}
+
+// Attached files are saved once per message: not again for a redelivery
+// after a restart (while its turn waits for an approval), and a message
+// replayed after a restart still tells the model where its files are.
+func TestAttachedFilesAcrossRestarts(t *testing.T) {
+	h := newHarness(t, nil)
+	asked := blockingModel(h)
+	k := key("files-restart")
+	file := []session.File{{Name: "log.txt", Data: []byte("boom")}}
+	h.send(k, "U1", "long job", "E1")
+	<-h.entered
+	in := session.Inbound{Key: k, User: "U1", Text: "read this", EventID: "E2", Files: file}
+	if ok, err := h.m.Handle(context.Background(), in); !ok || err != nil {
+		t.Fatalf("Handle = %v, %v", ok, err)
+	}
+	h.stop() // E2 waits behind E1: it stays in the inbox
+	h.start()
+	h.plat.waitDone(t, 1)
+	if got := asked(); len(got) != 2 || !strings.Contains(got[1], "read this") || !strings.Contains(got[1], "uploads/log.txt (4 bytes)") {
+		t.Errorf("after the restart the model was asked %q, want the replayed message with its file note", got)
+	}
+
+	// A turn waiting for an approval over a restart, then its event again.
+	h.model.Func = nil
+	h.model.Push(tools(tc("c1", "Shell", `{"cmd":"cat uploads/a.txt"}`)))
+	in = session.Inbound{Key: k, User: "U1", Text: "check a", EventID: "E3", Files: []session.File{{Name: "a.txt", Data: []byte("a")}}}
+	if ok, err := h.m.Handle(context.Background(), in); !ok || err != nil {
+		t.Fatalf("Handle = %v, %v", ok, err)
+	}
+	h.plat.waitApproval(t)
+	h.stop()
+	h.start()
+	if ok, _ := h.m.Handle(context.Background(), in); ok {
+		t.Error("the redelivered message was accepted")
+	}
+	entries, _ := os.ReadDir(filepath.Join(h.opts.WorkspaceRoot, k.ID(), session.UploadsDir))
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if !slices.Equal(names, []string{"a.txt", "log.txt"}) {
+		t.Errorf("uploads = %q, want each file once", names)
 	}
 }

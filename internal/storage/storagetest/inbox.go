@@ -66,6 +66,13 @@ func testInbox(t *testing.T, s storage.Store) {
 		t.Error("IsAdmin not kept")
 	}
 
+	if err := s.SetInboundText(ctx, "slack", "E3", "hello E3 with a note"); err != nil {
+		t.Fatalf("SetInboundText: %v", err)
+	}
+	if got := inbox(); got[2].Text != "hello E3 with a note" || got[0].Text != "hello E1" {
+		t.Errorf("after SetInboundText(E3): texts %q, %q", got[0].Text, got[2].Text)
+	}
+	wantErr(t, "SetInboundText(unknown)", s.SetInboundText(ctx, "slack", "nope", "x"), storage.ErrNotFound)
 	if err := s.StartInbound(ctx, "slack", "E2", "ts-9", at(time.Minute)); err != nil {
 		t.Fatalf("StartInbound: %v", err)
 	}
