@@ -130,6 +130,9 @@ type Slack struct {
 	Command string `yaml:"command"`
 	// AllowBots lets messages from other bots start turns.
 	AllowBots bool `yaml:"allow_bots"`
+	// MaxFileMB is the largest file attached to a message that is saved
+	// in the thread's sandbox, in MiB.
+	MaxFileMB int `yaml:"max_file_mb"`
 }
 
 // Discord configures the Discord adapter. It runs when BotToken is set.
@@ -319,7 +322,8 @@ func Default() Config {
 		},
 		Log: Log{Level: "info", Format: "text"},
 		Slack: Slack{
-			Command: "/threadbot",
+			Command:   "/threadbot",
+			MaxFileMB: 10,
 		},
 		Tools: Tools{
 			// Everything that is read-only, sandboxed or behind an approval

@@ -53,6 +53,7 @@ func TestDefault(t *testing.T) {
 		{"log.format", d.Log.Format, "text"},
 		{"slack.command", d.Slack.Command, "/threadbot"},
 		{"slack.allow_bots", d.Slack.AllowBots, false},
+		{"slack.max_file_mb", d.Slack.MaxFileMB, 10},
 		{"tools.enabled_groups", d.Tools.EnabledGroups, []string{"basic", "chat", "fs", "vars", "web"}},
 		{"tools.shell.enabled", d.Tools.Shell.Enabled, false},
 		{"tools.shell.bubblewrap", d.Tools.Shell.Bubblewrap, BubblewrapAuto},

@@ -94,6 +94,7 @@ func (c Config) problems() []problem {
 
 func (c Config) validateSlack(v *validator) {
 	s := c.Slack
+	v.between("slack.max_file_mb", s.MaxFileMB, 1, 1024)
 	switch {
 	case s.BotToken == "" && (s.AppToken != "" || s.SigningSecret != ""):
 		v.add("slack.bot_token", "is required when app_token or signing_secret is set")

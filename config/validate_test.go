@@ -93,6 +93,7 @@ func TestValidateNamesTheKey(t *testing.T) {
 		{func(c *Config) { c.Slack.BotToken, c.Slack.AppToken = "xapp-1", "xapp-2" }, "slack.bot_token: holds an app-level token"},
 		{func(c *Config) { c.Slack.APIURL = "slack.com/api" }, "slack.api_url: must be an absolute"},
 		{func(c *Config) { c.Slack.Command = "threadbot" }, `slack.command: must be "/" and a name`},
+		{func(c *Config) { c.Slack.MaxFileMB = 0 }, `slack.max_file_mb: must be between 1 and 1024, got 0`},
 		{func(c *Config) { c.Slack.Command = "/thread bot" }, `slack.command: must be "/" and a name`},
 		{func(c *Config) { c.Discord.APIURL = "https://discord.com/api/v9" }, "discord.api_url: must be an origin"},
 		{func(c *Config) { c.Discord.APIURL = "discord.com" }, "discord.api_url: must be an absolute"},

@@ -237,6 +237,7 @@ func startPlatforms(ctx context.Context, lg *slog.Logger, cfg config.Config, mgr
 			APIURL:        cfg.Slack.APIURL,
 			Command:       cfg.Slack.Command,
 			AllowBots:     cfg.Slack.AllowBots,
+			MaxFileBytes:  cfg.Slack.MaxFileMB << 20,
 		})
 		mgr.AddPlatform(a)
 		tg.chat.Register(slackadapter.Name, a)
