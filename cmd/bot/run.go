@@ -191,6 +191,10 @@ func serve(ctx context.Context, lg *slog.Logger, cfg config.Config, consoleOnly 
 	if err := mgr.Recover(ctx); err != nil {
 		return err
 	}
+	// On a signal, turns stop at once and nothing new starts, while the
+	// adapters still hand over (and the runtime stores) what they hold.
+	stopTurns := context.AfterFunc(ctx, mgr.Quiesce)
+	defer stopTurns()
 	janitorCtx, stopJanitor := context.WithCancel(ctx)
 	defer stopJanitor()
 	go mgr.RunJanitor(janitorCtx)

@@ -50,6 +50,9 @@ type Options struct {
 	// MaxFileBytes is the largest attached file downloaded into a
 	// thread's sandbox [10 MiB].
 	MaxFileBytes int
+	// DrainTimeout is how long, once Run's context ends, the handlers of
+	// messages already taken may run before they are cancelled [15s].
+	DrainTimeout time.Duration
 }
 
 // Runtime is what the adapter needs from the session runtime;
@@ -88,12 +91,26 @@ type Adapter struct {
 	handed  map[string]bool      // event ids of messages handled lately
 	admins  map[string]adminEntry
 
-	// queues carry inbound messages to their workers: the messages of one
+	// Inbound messages wait in per-worker queues: the messages of one
 	// thread always go to the same worker, so they reach the runtime in
 	// order, while a slow message (a file download, a rate-limited call)
-	// holds up only the threads that share its worker.
-	queues [eventWorkers]chan func(context.Context)
+	// holds up only the threads that share its worker. Queueing never
+	// blocks the socket reader or an HTTP request.
+	qmu     sync.Mutex
+	queues  [eventWorkers]*eventQueue
+	queued  int  // messages in all queues
+	closing bool // shutting down: no message is queued any more
 }
+
+// eventQueue is one worker's queue, guarded by Adapter.qmu.
+type eventQueue struct {
+	items []func(context.Context)
+	ready chan struct{} // a wake-up for the worker, 1-buffered
+}
+
+// maxQueued bounds the messages waiting for the workers; past it Slack is
+// asked to send them again later.
+const maxQueued = 10_000
 
 // eventWorkers is how many workers route inbound messages.
 const eventWorkers = 8
@@ -108,6 +125,7 @@ func New(lg *slog.Logger, opts Options) *Adapter {
 	opts.MaxAttempts = cmp.Or(opts.MaxAttempts, 8)
 	opts.AdminCacheTTL = cmp.Or(opts.AdminCacheTTL, 5*time.Minute)
 	opts.MaxFileBytes = cmp.Or(opts.MaxFileBytes, defaultMaxFileBytes)
+	opts.DrainTimeout = cmp.Or(opts.DrainTimeout, 15*time.Second)
 	if opts.HTTPClient == nil {
 		opts.HTTPClient = &http.Client{Timeout: 30 * time.Second}
 	}
@@ -131,7 +149,7 @@ func New(lg *slog.Logger, opts Options) *Adapter {
 		admins:  map[string]adminEntry{},
 	}
 	for i := range a.queues {
-		a.queues[i] = make(chan func(context.Context), 256)
+		a.queues[i] = &eventQueue{ready: make(chan struct{}, 1)}
 	}
 	return a
 }
@@ -180,23 +198,35 @@ func (a *Adapter) identity() identity {
 // Run processes events until ctx ends: in Socket Mode it also holds the
 // connection (reconnecting as needed); in HTTP mode events come through
 // Handler. It returns nil when ctx ends, or an error Slack will not
-// recover from (a revoked app token). Before it returns, the messages
-// already acknowledged are handed to the runtime, which stores them.
+// recover from (a revoked app token).
+//
+// A message is acknowledged to Slack only once it is queued, and queued
+// messages are always handed to the runtime (which stores them): when ctx
+// ends, queueing stops (Slack gets 503 or no ack, and sends again later),
+// the workers empty their queues, and handlers still running after
+// Options.DrainTimeout are cancelled.
 func (a *Adapter) Run(ctx context.Context) error {
 	if a.runtime() == nil {
 		return errors.New("slack: Run before Connect")
 	}
-	qctx, stop := context.WithCancel(ctx)
+	hctx, hcancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer hcancel()
+	done := make(chan struct{})
 	var wg sync.WaitGroup
 	for _, q := range a.queues {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a.processEvents(qctx, q)
+			a.processEvents(hctx, q, done)
 		}()
 	}
 	defer func() {
-		stop()
+		a.qmu.Lock()
+		a.closing = true
+		a.qmu.Unlock()
+		close(done)
+		bound := time.AfterFunc(a.opts.DrainTimeout, hcancel)
+		defer bound.Stop()
 		wg.Wait()
 	}()
 	if !a.SocketMode() {
@@ -207,45 +237,56 @@ func (a *Adapter) Run(ctx context.Context) error {
 }
 
 // processEvents runs one worker's message handlers one at a time, in the
-// order Slack sent them. A handler's context is not cancelled by the
-// shutdown: Slack was told its message arrived and will not send it again,
-// so it must reach the runtime (which stores it). When ctx ends, the
-// handlers still queued run too, within drainTimeout.
-func (a *Adapter) processEvents(ctx context.Context, q chan func(context.Context)) {
-	live := context.WithoutCancel(ctx)
+// order Slack sent them. When done is closed no message is queued any
+// more; it runs the ones left and returns.
+func (a *Adapter) processEvents(ctx context.Context, q *eventQueue, done <-chan struct{}) {
 	for {
-		select {
-		case f := <-q:
-			f(live)
+		if f := a.next(q); f != nil {
+			f(ctx)
 			continue
-		case <-ctx.Done():
 		}
-		dctx, cancel := context.WithTimeout(live, drainTimeout)
-		defer cancel()
-		for {
-			select {
-			case f := <-q:
-				f(dctx)
-			default:
-				return
+		select {
+		case <-q.ready:
+		case <-done:
+			for f := a.next(q); f != nil; f = a.next(q) {
+				f(ctx)
 			}
+			return
 		}
 	}
 }
 
-// drainTimeout bounds the handing over of queued messages at shutdown.
-const drainTimeout = 10 * time.Second
-
-// enqueue queues an inbound message handler on the worker of thread; it
-// blocks when that queue is full, which slows the acknowledgements rather
-// than losing messages.
-func (a *Adapter) enqueue(ctx context.Context, thread string, f func(context.Context)) {
-	q := a.queues[fnv32(thread)%eventWorkers]
-	select {
-	case q <- f:
-	case <-ctx.Done():
-		a.lg.Error("a message arrived while shutting down and was not handled", "thread", thread)
+// offer queues a message handler on the worker of thread. It reports false
+// when the adapter is shutting down or too many messages wait: the caller
+// must then not acknowledge the message, so Slack sends it again.
+func (a *Adapter) offer(thread string, f func(context.Context)) bool {
+	a.qmu.Lock()
+	defer a.qmu.Unlock()
+	if a.closing || a.queued >= maxQueued {
+		return false
 	}
+	q := a.queues[fnv32(thread)%eventWorkers]
+	q.items = append(q.items, f)
+	a.queued++
+	select {
+	case q.ready <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// next takes the first handler of a queue, or nil.
+func (a *Adapter) next(q *eventQueue) func(context.Context) {
+	a.qmu.Lock()
+	defer a.qmu.Unlock()
+	if len(q.items) == 0 {
+		return nil
+	}
+	f := q.items[0]
+	q.items[0] = nil
+	q.items = q.items[1:]
+	a.queued--
+	return f
 }
 
 // fnv32 is the FNV-1a hash of s.

@@ -21,18 +21,20 @@ type inbound struct {
 	files                      []slackapi.File
 }
 
-// onEventsAPI handles one Events API event (already acknowledged).
-func (a *Adapter) onEventsAPI(ctx context.Context, ev slackevents.EventsAPIEvent) {
+// onEventsAPI takes one Events API event. It reports false when the event
+// could not be taken (shutting down, or too many waiting): it must not be
+// acknowledged, so Slack sends it again.
+func (a *Adapter) onEventsAPI(ev slackevents.EventsAPIEvent) bool {
 	if ev.Type != slackevents.CallbackEvent {
-		return
+		return true
 	}
 	team := ev.TeamID
 	switch e := ev.InnerEvent.Data.(type) {
 	case *slackevents.AppMentionEvent:
 		if e.Edited != nil {
-			return // an edit of an old message is not a new request
+			return true // an edit of an old message is not a new request
 		}
-		a.onMessage(ctx, inbound{
+		return a.onMessage(inbound{
 			team: team, channel: e.Channel, user: e.User, botID: e.BotID,
 			text: e.Text, ts: e.TimeStamp, threadTS: e.ThreadTimeStamp, mention: true, files: e.Files,
 		})
@@ -41,29 +43,33 @@ func (a *Adapter) onEventsAPI(ctx context.Context, ev slackevents.EventsAPIEvent
 		if e.Message != nil {
 			files = e.Message.Files
 		}
-		a.onMessage(ctx, inbound{
+		return a.onMessage(inbound{
 			team: team, channel: e.Channel, channelType: e.ChannelType, user: e.User, botID: e.BotID,
 			subtype: e.SubType, text: e.Text, ts: e.TimeStamp, threadTS: e.ThreadTimeStamp, files: files,
 		})
 	}
+	return true
 }
 
-// onMessage decides whether a message is for the bot and, if so, queues
-// it (in arrival order) for the runtime.
-func (a *Adapter) onMessage(ctx context.Context, m inbound) {
+// onMessage drops what is plainly not for the bot and queues the rest (in
+// arrival order per thread) for route; false when it could not be queued.
+func (a *Adapter) onMessage(m inbound) bool {
 	me := a.identity()
 	switch {
 	case m.user == "" && m.botID == "":
-		return
+		return true
 	case m.user == me.UserID || (me.BotID != "" && m.botID == me.BotID):
-		return // our own message
+		return true // our own message
 	case (m.botID != "" || m.subtype == "bot_message") && !a.opts.AllowBots:
-		return
+		return true
 	}
 	switch m.subtype {
 	case "", "file_share", "thread_broadcast", "bot_message":
 	default:
-		return // edits, deletions, joins, topic changes…
+		return true // edits, deletions, joins, topic changes…
+	}
+	if m.threadTS == "" && !isDM(m) && !m.mention && !mentions(m.text, me.UserID) {
+		return true // top-level channel chatter
 	}
 	if m.team == "" {
 		m.team = me.TeamID
@@ -72,14 +78,14 @@ func (a *Adapter) onMessage(ctx context.Context, m inbound) {
 	if root == "" {
 		root = m.ts
 	}
-	a.enqueue(ctx, m.channel+" "+root, func(ctx context.Context) { a.route(ctx, m) })
+	return a.offer(m.channel+" "+root, func(ctx context.Context) { a.route(ctx, m) })
 }
 
 // route runs in order with the other messages: it finds the thread, checks
 // the bot takes part in it, and hands the message to the runtime.
 func (a *Adapter) route(ctx context.Context, m inbound) {
 	me := a.identity()
-	dm := m.channelType == "im" || (m.channelType == "" && strings.HasPrefix(m.channel, "D"))
+	dm := isDM(m)
 	mentioned := m.mention || mentions(m.text, me.UserID)
 	root := m.threadTS
 	if root == "" {
@@ -101,16 +107,19 @@ func (a *Adapter) route(ctx context.Context, m inbound) {
 		// it, but a stop must not run twice nor files download twice.
 		return
 	}
-	if isStop(text) && (mentioned || dm || a.running(key)) {
+	if isStop(text) {
 		switch {
-		case m.threadTS == "":
+		case m.threadTS == "" && (mentioned || dm):
 			// A top-level message opens its own thread: "stop" there means
 			// the turns running in this channel or DM.
 			a.ephemeral(ctx, m.channel, m.user, "", a.stopChannel(ctx, key, m.user))
-		default:
+			return
+		case m.threadTS != "" && (mentioned || a.running(key)):
+			// Without a mention, a plain "stop" in a thread with nothing
+			// running is an answer for the model.
 			a.stopThread(ctx, key, m.user, m.threadTS)
+			return
 		}
-		return
 	}
 	if strings.TrimSpace(text) == "" && len(m.files) == 0 {
 		if !mentioned {
@@ -139,6 +148,11 @@ func (a *Adapter) route(ctx context.Context, m inbound) {
 	case !ok:
 		lg.Debug("message seen before; not answering twice", "ts", m.ts)
 	}
+}
+
+// isDM reports whether a message is in a direct message with the bot.
+func isDM(m inbound) bool {
+	return m.channelType == "im" || (m.channelType == "" && strings.HasPrefix(m.channel, "D"))
 }
 
 // hand records that the message with eventID is being handled, and

@@ -47,6 +47,7 @@ type envOpts struct {
 	quiet        bool // no logs (benchmarks)
 	allowBots    bool
 	maxFileBytes int
+	drainTimeout time.Duration
 }
 
 type env struct {
@@ -58,8 +59,11 @@ type env struct {
 	ad    *slack.Adapter
 	http  *httptest.Server // HTTP mode
 	ws    string           // the sessions' sandboxes
-	// stop ends the adapter's context, as a SIGTERM does.
-	stop context.CancelFunc
+	// stop ends the adapter's context, as a SIGTERM does; waitRun then
+	// returns Run's result.
+	stop    context.CancelFunc
+	runDone chan error
+	ranOut  bool // waitRun read runDone
 
 	mu  sync.Mutex
 	ran []string
@@ -115,7 +119,7 @@ func newEnv(t testing.TB, o envOpts) *env {
 		EditInterval:  ei,
 	})
 	e.ws = filepath.Join(dir, "ws")
-	so := slack.Options{BotToken: fakeslack.DefaultBotToken, APIURL: e.fs.APIURL(), AllowBots: o.allowBots, MaxFileBytes: o.maxFileBytes}
+	so := slack.Options{BotToken: fakeslack.DefaultBotToken, APIURL: e.fs.APIURL(), AllowBots: o.allowBots, MaxFileBytes: o.maxFileBytes, DrainTimeout: o.drainTimeout}
 	if o.http {
 		so.SigningSecret = secret
 	} else {
@@ -131,8 +135,8 @@ func newEnv(t testing.TB, o envOpts) *env {
 	if err := e.mgr.Recover(ctx); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- e.ad.Run(ctx) }()
+	e.runDone = make(chan error, 1)
+	go func() { e.runDone <- e.ad.Run(ctx) }()
 	if o.http {
 		e.http = httptest.NewServer(e.ad.Handler(ctx))
 	} else {
@@ -143,8 +147,10 @@ func newEnv(t testing.TB, o envOpts) *env {
 			e.http.Close()
 		}
 		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("Run = %v", err)
+		if !e.ranOut {
+			if err := <-e.runDone; err != nil {
+				t.Errorf("Run = %v", err)
+			}
 		}
 		sctx, scancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer scancel()
@@ -161,6 +167,13 @@ func newEnv(t testing.TB, o envOpts) *env {
 		lw.mu.Unlock()
 	})
 	return e
+}
+
+// waitRun ends the adapter's context and returns Run's result.
+func (e *env) waitRun() error {
+	e.stop()
+	e.ranOut = true
+	return <-e.runDone
 }
 
 // groups are the tool groups of the test bot: "ops" with deploy (asks

@@ -108,16 +108,15 @@ func (a *Adapter) serveEvents(ctx context.Context, w http.ResponseWriter, r *htt
 		w.Header().Set("Content-Type", "text/plain")
 		_, _ = w.Write([]byte(v.Challenge))
 	case slackevents.CallbackEvent:
-		if ctx.Err() != nil {
-			// Shutting down: Slack retries, and the next process answers.
-			http.Error(w, "shutting down", http.StatusServiceUnavailable)
-			return
-		}
-		w.WriteHeader(http.StatusOK)
 		if n := r.Header.Get("X-Slack-Retry-Num"); n != "" {
 			a.lg.Debug("redelivered event", "attempt", n, "reason", r.Header.Get("X-Slack-Retry-Reason"))
 		}
-		a.onEventsAPI(ctx, ev)
+		if ctx.Err() != nil || !a.onEventsAPI(ev) {
+			// Shutting down, or too many waiting: Slack sends it again.
+			http.Error(w, "not taken now; retry", http.StatusServiceUnavailable)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
 	default:
 		w.WriteHeader(http.StatusOK)
 	}

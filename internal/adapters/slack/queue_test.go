@@ -10,17 +10,18 @@ import (
 )
 
 // Messages of one thread are handled in order; a message blocked in one
-// thread does not hold up a thread on another worker; at shutdown the
-// messages already queued are still handled, with a live context.
+// thread does not hold up a thread on another worker; once the shutdown
+// begins nothing more is queued (the caller then does not acknowledge it)
+// and the messages already queued are still handled.
 func TestQueuesOrderPerThreadAndDrain(t *testing.T) {
 	a := New(nil, Options{BotToken: "xoxb-test"})
-	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
 	var wg sync.WaitGroup
 	for _, q := range a.queues {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a.processEvents(ctx, q)
+			a.processEvents(context.Background(), q, done)
 		}()
 	}
 	blocked, other := "C1 1.0", ""
@@ -30,28 +31,33 @@ func TestQueuesOrderPerThreadAndDrain(t *testing.T) {
 		}
 	}
 	release := make(chan struct{})
-	a.enqueue(ctx, blocked, func(context.Context) { <-release })
+	if !a.offer(blocked, func(context.Context) { <-release }) {
+		t.Fatal("offer refused")
+	}
 	var mu sync.Mutex
 	var order []int
-	var cancelled int
 	for i := range 50 {
-		a.enqueue(ctx, blocked, func(ctx context.Context) {
+		a.offer(blocked, func(context.Context) {
 			mu.Lock()
 			defer mu.Unlock()
 			order = append(order, i)
-			if ctx.Err() != nil {
-				cancelled++
-			}
 		})
 	}
 	ran := make(chan struct{})
-	a.enqueue(ctx, other, func(context.Context) { close(ran) })
+	a.offer(other, func(context.Context) { close(ran) })
 	select {
 	case <-ran:
 	case <-time.After(30 * time.Second): // a hang guard, not a timing assertion
 		t.Fatal("a message of another thread waited for the blocked one")
 	}
-	cancel() // shutdown with 50 messages queued behind the blocked one
+	// The shutdown, as Run does it, with 50 messages queued.
+	a.qmu.Lock()
+	a.closing = true
+	a.qmu.Unlock()
+	close(done)
+	if a.offer(other, func(context.Context) { t.Error("a message queued after the shutdown began ran") }) {
+		t.Error("offer accepted a message after the shutdown began")
+	}
 	close(release)
 	wg.Wait()
 	want := make([]int, 50)
@@ -61,7 +67,22 @@ func TestQueuesOrderPerThreadAndDrain(t *testing.T) {
 	if !slices.Equal(order, want) {
 		t.Errorf("handled %v, want all 50 in order", order)
 	}
-	if cancelled != 0 {
-		t.Errorf("%d queued messages were handled with a cancelled context", cancelled)
+}
+
+// Past maxQueued waiting messages, offer refuses (the message is not
+// acknowledged, so Slack sends it again) instead of blocking the reader.
+func TestQueueBounded(t *testing.T) {
+	a := New(nil, Options{BotToken: "xoxb-test"})
+	for i := range maxQueued {
+		if !a.offer(fmt.Sprint("C1 ", i), func(context.Context) {}) {
+			t.Fatalf("offer %d refused below the bound", i)
+		}
+	}
+	if a.offer("C1 x", func(context.Context) {}) {
+		t.Error("offer accepted past the bound")
+	}
+	a.next(a.queues[fnv32("C1 0")%eventWorkers])
+	if !a.offer("C1 x", func(context.Context) {}) {
+		t.Error("offer refused after a message was taken")
 	}
 }

@@ -108,3 +108,32 @@ func TestHTTPEventsRefusedWhenShuttingDown(t *testing.T) {
 		t.Errorf("event during shutdown = %d, want 503", res.StatusCode)
 	}
 }
+
+// At shutdown a message handler stuck in rate-limit retries is cancelled
+// once the drain time is up, so stopping the bot does not wait for it.
+func TestShutdownBoundsStuckHandler(t *testing.T) {
+	e := newEnv(t, envOpts{drainTimeout: 100 * time.Millisecond})
+	e.fs.RateLimit("users.info", 8, time.Second)
+	// "@bot stop" at the top of a channel asks users.info whether bob is
+	// an admin: each try gets a 429 with Retry-After 1s.
+	e.mention(channel, bob, "stop")
+	fakeslack.Eventually(t, "the first users.info", func() bool { return len(e.fs.Calls("users.info")) >= 1 })
+	if err := e.waitRun(); err != nil {
+		t.Fatalf("Run = %v", err)
+	}
+	if n := len(e.fs.Calls("users.info")); n >= 8 {
+		t.Errorf("users.info was tried %d times: the handler ran all its retries after the shutdown", n)
+	}
+}
+
+// In a DM thread with nothing running, "stop" is an answer for the model.
+func TestStopInDMThreadWithNothingRunning(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	e.model.SetHandler(func(req fakeopenai.Request) fakeopenai.Response { return answer("re: " + lastUserText(req)) })
+	ts := e.reply(dmChannel, "im", alice, "go or stop?", "")
+	e.waitBot(dmChannel, ts, "re: go or stop?")
+	key := session.Key{Platform: slack.Name, Workspace: fakeslack.DefaultTeamID, Channel: dmChannel, Thread: ts}
+	fakeslack.Eventually(t, "the turn to end", func() bool { return len(e.mgr.Active(key)) == 0 })
+	e.reply(dmChannel, "im", alice, "stop", ts)
+	e.waitBot(dmChannel, ts, "re: stop")
+}

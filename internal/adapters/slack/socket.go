@@ -82,17 +82,21 @@ func (a *Adapter) onSocketEvent(ctx context.Context, sm *socketmode.Client, ev s
 	if ev.Request == nil || ev.Request.EnvelopeID == "" || ctx.Err() != nil {
 		return // not acknowledged when shutting down: Slack sends it again
 	}
+	if ev.Request.RetryAttempt > 0 {
+		a.lg.Debug("redelivered envelope", "envelope", ev.Request.EnvelopeID, "attempt", ev.Request.RetryAttempt, "reason", ev.Request.RetryReason)
+	}
+	// A message is queued before it is acknowledged, and not acknowledged
+	// when it could not be queued: Slack then sends it again.
+	if data, ok := ev.Data.(slackevents.EventsAPIEvent); ok && !a.onEventsAPI(data) {
+		a.lg.Warn("event not taken (shutting down or too many waiting); Slack will send it again", "envelope", ev.Request.EnvelopeID)
+		return
+	}
 	// The acknowledgement carries no payload: answers go through the Web
 	// API or response_url, so it stays far below Slack's 20 KB.
 	if err := sm.AckCtx(ctx, ev.Request.EnvelopeID, nil); err != nil {
 		a.lg.Warn("ack envelope", "envelope", ev.Request.EnvelopeID, "err", err)
 	}
-	if ev.Request.RetryAttempt > 0 {
-		a.lg.Debug("redelivered envelope", "envelope", ev.Request.EnvelopeID, "attempt", ev.Request.RetryAttempt, "reason", ev.Request.RetryReason)
-	}
 	switch data := ev.Data.(type) {
-	case slackevents.EventsAPIEvent:
-		a.onEventsAPI(ctx, data)
 	case slackapi.InteractionCallback:
 		go a.onInteraction(context.WithoutCancel(ctx), data)
 	case slackapi.SlashCommand:

@@ -247,3 +247,27 @@ func TestQueuedMessageAcknowledged(t *testing.T) {
 		t.Errorf("reactions = %q, want only the queued message's 👀", reacted)
 	}
 }
+
+// Between Quiesce (the process was asked to stop) and Shutdown, messages
+// the adapters still hand over are stored, not run, and answered after
+// the restart; the running turn is stopped at once.
+func TestQuiesceStoresWithoutRunning(t *testing.T) {
+	h := newHarness(t, nil)
+	asked := blockingModel(h)
+	k := key("quiesce")
+	h.send(k, "U1", "long job", "E1")
+	<-h.entered
+	h.m.Quiesce()
+	h.plat.waitDone(t, 1) // the running turn stopped
+	h.send(k, "U1", "late", "E2")
+	h.send(key("other"), "U1", "elsewhere", "E3")
+	h.stop()
+	if got := asked(); !slices.Equal(got, []string{"long job"}) {
+		t.Fatalf("the model was asked %q before the restart", got)
+	}
+	h.start()
+	h.plat.waitDone(t, 2)
+	if got := asked(); !slices.Equal(got[1:], []string{"late", "elsewhere"}) && !slices.Equal(got[1:], []string{"elsewhere", "late"}) {
+		t.Errorf("after the restart the model was asked %q", got)
+	}
+}

@@ -410,6 +410,13 @@ func (m *Manager) Drain(ctx context.Context) error {
 	}
 }
 
+// Quiesce begins a shutdown: running turns are cut as by Shutdown and no
+// queued job starts any more, while Handle still accepts messages and
+// stores them, to run after the restart. Call it as soon as the process is
+// asked to stop, before the adapters hand over the messages they hold;
+// then call Shutdown.
+func (m *Manager) Quiesce() { m.shutdown(ErrShutdown) }
+
 // Shutdown stops accepting messages, cancels running turns with
 // ErrShutdown (a turn waiting for an approval stays stored and resumes
 // after a restart) and waits for them, or for ctx.
