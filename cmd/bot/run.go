@@ -179,7 +179,7 @@ func serve(ctx context.Context, lg *slog.Logger, cfg config.Config, consoleOnly 
 	mgr := session.New(lg, storage.ForSessions(db), newModel(lg, cfg), sessionOptions(cfg, tg, met))
 	var plats platforms
 	if !consoleOnly {
-		if plats, err = startPlatforms(ctx, lg, cfg, mgr, tg); err != nil {
+		if plats, err = startPlatforms(ctx, lg, cfg, mgr, tg, db); err != nil {
 			return err
 		}
 	}
@@ -231,7 +231,7 @@ type platforms struct {
 // startPlatforms connects the chat adapters whose credentials are set and
 // registers them with the runtime and the chat tools. A platform that is
 // configured but refuses to connect stops the start with its reason.
-func startPlatforms(ctx context.Context, lg *slog.Logger, cfg config.Config, mgr *session.Manager, tg *toolGroups) (platforms, error) {
+func startPlatforms(ctx context.Context, lg *slog.Logger, cfg config.Config, mgr *session.Manager, tg *toolGroups, db storage.Store) (platforms, error) {
 	var p platforms
 	if cfg.SlackEnabled() {
 		a := slackadapter.New(lg, slackadapter.Options{
@@ -242,6 +242,7 @@ func startPlatforms(ctx context.Context, lg *slog.Logger, cfg config.Config, mgr
 			Command:       cfg.Slack.Command,
 			AllowBots:     cfg.Slack.AllowBots,
 			MaxFileBytes:  cfg.Slack.MaxFileMB << 20,
+			Journal:       storage.JournalOf(db, slackadapter.Name),
 		})
 		mgr.AddPlatform(a)
 		tg.chat.Register(slackadapter.Name, a)

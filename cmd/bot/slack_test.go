@@ -280,3 +280,31 @@ func TestSlackHTTPModeEndToEnd(t *testing.T) {
 	botSaid(t, fs, "C1", ts, "Hello.")
 	p.stop()
 }
+
+// threadbot reads the event journal at start: a message a crashed process
+// had acknowledged but not handed over is answered.
+func TestSlackJournalReplayedAtStart(t *testing.T) {
+	dir, srv, fs, appToken := socketFixture(t)
+	text := "<@" + fakeslack.DefaultBotUserID + "> still there?"
+	ts := fs.AddMessage(fakeslack.Message{Channel: "C1", User: "U1", Text: text})
+	raw, err := json.Marshal(fs.EventCallback("", fs.AppMention("C1", "U1", text, ts, "")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := storage.Open(t.Context(), filepath.Join(dir, "bot.db"), storage.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.JournalPut(t.Context(), "slack", "msg:C1:"+ts, raw); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	p := startSlack(t, dir, srv.URL(), fs, appToken)
+	defer func() {
+		if t.Failed() {
+			t.Log(p.log())
+		}
+	}()
+	botSaid(t, fs, "C1", ts, "Hello.")
+	p.stop()
+}

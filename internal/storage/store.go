@@ -257,6 +257,14 @@ type Store interface {
 	// processed, in one transaction; a missing row is not an error.
 	DropInbound(ctx context.Context, platform, eventID string) error
 
+	// JournalPut keeps a raw platform event under id until JournalDelete;
+	// an id already kept is left as it is.
+	JournalPut(ctx context.Context, platform, id string, payload []byte) error
+	// JournalDelete forgets a raw event; a missing one is not an error.
+	JournalDelete(ctx context.Context, platform, id string) error
+	// Journal returns a platform's kept events in the order they were put.
+	Journal(ctx context.Context, platform string) ([]JournalEntry, error)
+
 	// SetToolSetting upserts a setting for its scope, kind and name.
 	SetToolSetting(ctx context.Context, s ToolSetting) error
 	// DeleteToolSetting removes the setting with the scope, kind and name of

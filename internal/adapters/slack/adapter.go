@@ -53,6 +53,18 @@ type Options struct {
 	// DrainTimeout is how long, once Run's context ends, the handlers of
 	// messages already taken may run before they are cancelled [15s].
 	DrainTimeout time.Duration
+	// Journal keeps each message's raw event from before it is
+	// acknowledged until the runtime has taken it, so a crash in between
+	// loses none: Run reads the kept ones again. Nil keeps nothing.
+	Journal Journal
+}
+
+// Journal is durable storage for raw events, for one platform.
+type Journal interface {
+	Put(ctx context.Context, id string, payload []byte) error
+	Delete(ctx context.Context, id string) error
+	// All returns the kept events in the order they were put.
+	All(ctx context.Context) (ids []string, payloads [][]byte, err error)
 }
 
 // Runtime is what the adapter needs from the session runtime;
@@ -220,6 +232,7 @@ func (a *Adapter) Run(ctx context.Context) error {
 			a.processEvents(hctx, q, done)
 		}()
 	}
+	a.replayJournal(ctx)
 	defer func() {
 		a.qmu.Lock()
 		a.closing = true

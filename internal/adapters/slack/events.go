@@ -24,7 +24,7 @@ type inbound struct {
 // onEventsAPI takes one Events API event. It reports false when the event
 // could not be taken (shutting down, or too many waiting): it must not be
 // acknowledged, so Slack sends it again.
-func (a *Adapter) onEventsAPI(ev slackevents.EventsAPIEvent) bool {
+func (a *Adapter) onEventsAPI(ev slackevents.EventsAPIEvent, raw []byte) bool {
 	if ev.Type != slackevents.CallbackEvent {
 		return true
 	}
@@ -37,7 +37,7 @@ func (a *Adapter) onEventsAPI(ev slackevents.EventsAPIEvent) bool {
 		return a.onMessage(inbound{
 			team: team, channel: e.Channel, user: e.User, botID: e.BotID,
 			text: e.Text, ts: e.TimeStamp, threadTS: e.ThreadTimeStamp, mention: true, files: e.Files,
-		})
+		}, raw)
 	case *slackevents.MessageEvent:
 		var files []slackapi.File
 		if e.Message != nil {
@@ -46,14 +46,15 @@ func (a *Adapter) onEventsAPI(ev slackevents.EventsAPIEvent) bool {
 		return a.onMessage(inbound{
 			team: team, channel: e.Channel, channelType: e.ChannelType, user: e.User, botID: e.BotID,
 			subtype: e.SubType, text: e.Text, ts: e.TimeStamp, threadTS: e.ThreadTimeStamp, files: files,
-		})
+		}, raw)
 	}
 	return true
 }
 
 // onMessage drops what is plainly not for the bot and queues the rest (in
-// arrival order per thread) for route; false when it could not be queued.
-func (a *Adapter) onMessage(m inbound) bool {
+// arrival order per thread) for route, kept in the journal until route
+// is done with it; false when it could not be queued.
+func (a *Adapter) onMessage(m inbound, raw []byte) bool {
 	me := a.identity()
 	switch {
 	case m.user == "" && m.botID == "":
@@ -78,7 +79,24 @@ func (a *Adapter) onMessage(m inbound) bool {
 	if root == "" {
 		root = m.ts
 	}
-	return a.offer(m.channel+" "+root, func(ctx context.Context) { a.route(ctx, m) })
+	id := "msg:" + m.channel + ":" + m.ts
+	j := a.opts.Journal
+	if j != nil && len(raw) > 0 {
+		if err := j.Put(context.Background(), id, raw); err != nil {
+			a.lg.Error("keep event in the journal", "event", id, "err", err)
+		}
+	}
+	ok := a.offer(m.channel+" "+root, func(ctx context.Context) {
+		a.route(ctx, m)
+		if j != nil && ctx.Err() == nil {
+			if err := j.Delete(ctx, id); err != nil {
+				a.lg.Warn("forget event in the journal", "event", id, "err", err)
+			}
+		}
+	})
+	// When it was not queued (not acknowledged), its entry stays: Slack
+	// sends it again, and a replay at the next start is dropped as seen.
+	return ok
 }
 
 // route runs in order with the other messages: it finds the thread, checks
@@ -147,6 +165,33 @@ func (a *Adapter) route(ctx context.Context, m inbound) {
 		lg.Error("hand message to the runtime", "err", err)
 	case !ok:
 		lg.Debug("message seen before; not answering twice", "ts", m.ts)
+	}
+}
+
+// replayJournal queues again the events kept from before a crash: they
+// were acknowledged, so Slack will not send them again. The runtime drops
+// those it has seen.
+func (a *Adapter) replayJournal(ctx context.Context) {
+	j := a.opts.Journal
+	if j == nil {
+		return
+	}
+	ids, payloads, err := j.All(ctx)
+	if err != nil {
+		a.lg.Error("read the event journal", "err", err)
+		return
+	}
+	for i, raw := range payloads {
+		ev, err := slackevents.ParseEvent(raw, slackevents.OptionNoVerifyToken())
+		if err != nil {
+			a.lg.Warn("drop an unreadable journal entry", "event", ids[i], "err", err)
+			_ = j.Delete(ctx, ids[i])
+			continue
+		}
+		a.onEventsAPI(ev, raw)
+	}
+	if len(ids) > 0 {
+		a.lg.Info("replayed events kept from before a stop", "events", len(ids))
 	}
 }
 

@@ -48,6 +48,9 @@ type envOpts struct {
 	allowBots    bool
 	maxFileBytes int
 	drainTimeout time.Duration
+	// beforeRun runs after the database and the fake Slack are made and
+	// before the adapter starts (to seed what a previous process left).
+	beforeRun func(e *env)
 }
 
 type env struct {
@@ -119,11 +122,17 @@ func newEnv(t testing.TB, o envOpts) *env {
 		EditInterval:  ei,
 	})
 	e.ws = filepath.Join(dir, "ws")
-	so := slack.Options{BotToken: fakeslack.DefaultBotToken, APIURL: e.fs.APIURL(), AllowBots: o.allowBots, MaxFileBytes: o.maxFileBytes, DrainTimeout: o.drainTimeout}
+	so := slack.Options{
+		BotToken: fakeslack.DefaultBotToken, APIURL: e.fs.APIURL(), AllowBots: o.allowBots,
+		MaxFileBytes: o.maxFileBytes, DrainTimeout: o.drainTimeout, Journal: storage.JournalOf(db, slack.Name),
+	}
 	if o.http {
 		so.SigningSecret = secret
 	} else {
 		so.AppToken = fakeslack.DefaultAppToken
+	}
+	if o.beforeRun != nil {
+		o.beforeRun(e)
 	}
 	e.ad = slack.New(lg, so)
 	e.mgr.AddPlatform(e.ad)

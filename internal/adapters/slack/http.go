@@ -111,7 +111,7 @@ func (a *Adapter) serveEvents(ctx context.Context, w http.ResponseWriter, r *htt
 		if n := r.Header.Get("X-Slack-Retry-Num"); n != "" {
 			a.lg.Debug("redelivered event", "attempt", n, "reason", r.Header.Get("X-Slack-Retry-Reason"))
 		}
-		if ctx.Err() != nil || !a.onEventsAPI(ev) {
+		if ctx.Err() != nil || !a.onEventsAPI(ev, body) {
 			// Shutting down, or too many waiting: Slack sends it again.
 			http.Error(w, "not taken now; retry", http.StatusServiceUnavailable)
 			return

@@ -137,3 +137,30 @@ func TestStopInDMThreadWithNothingRunning(t *testing.T) {
 	e.reply(dmChannel, "im", alice, "stop", ts)
 	e.waitBot(dmChannel, ts, "re: stop")
 }
+
+// A message acknowledged by a process that crashed before handing it to
+// the runtime is kept in the journal and answered by the next process;
+// the journal is empty once messages are handled.
+func TestJournalReplaysAfterCrash(t *testing.T) {
+	var ts string
+	e := newEnv(t, envOpts{beforeRun: func(e *env) {
+		text := "<@" + bot + "> are you there?"
+		ts = e.fs.AddMessage(fakeslack.Message{Channel: channel, User: alice, Text: text})
+		raw, _ := json.Marshal(e.fs.EventCallback("", e.fs.AppMention(channel, alice, text, ts, "")))
+		if err := e.db.JournalPut(t.Context(), slack.Name, "msg:"+channel+":"+ts, raw); err != nil {
+			t.Fatal(err)
+		}
+	}})
+	e.model.SetHandler(func(req fakeopenai.Request) fakeopenai.Response { return answer("re: " + lastUserText(req)) })
+	e.waitBot(channel, ts, "re: are you there?")
+	// A live message goes through the journal too, and leaves it.
+	ts2 := e.mention(channel, alice, "and now?")
+	e.waitBot(channel, ts2, "re: and now?")
+	fakeslack.Eventually(t, "an empty journal", func() bool {
+		es, err := e.db.Journal(t.Context(), slack.Name)
+		return err == nil && len(es) == 0
+	})
+	if n := len(e.model.Requests()); n != 2 {
+		t.Errorf("%d model requests, want 2", n)
+	}
+}

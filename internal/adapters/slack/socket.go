@@ -87,7 +87,7 @@ func (a *Adapter) onSocketEvent(ctx context.Context, sm *socketmode.Client, ev s
 	}
 	// A message is queued before it is acknowledged, and not acknowledged
 	// when it could not be queued: Slack then sends it again.
-	if data, ok := ev.Data.(slackevents.EventsAPIEvent); ok && !a.onEventsAPI(data) {
+	if data, ok := ev.Data.(slackevents.EventsAPIEvent); ok && !a.onEventsAPI(data, ev.Request.Payload) {
 		a.lg.Warn("event not taken (shutting down or too many waiting); Slack will send it again", "envelope", ev.Request.EnvelopeID)
 		return
 	}

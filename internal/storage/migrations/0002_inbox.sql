@@ -21,3 +21,16 @@ CREATE TABLE inbox (
 	PRIMARY KEY (platform, event_id)
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX inbox_order ON inbox (received_at, seq);
+
+-- The journal holds raw platform events between their acknowledgement and
+-- the moment the runtime has taken them (stored in the inbox, or found not
+-- for the bot), so a crash in that window loses none: they are read again
+-- at start.
+CREATE TABLE journal (
+	platform    TEXT NOT NULL,
+	id          TEXT NOT NULL,
+	payload     BLOB NOT NULL,
+	received_at INTEGER NOT NULL,
+	seq         INTEGER NOT NULL,
+	PRIMARY KEY (platform, id)
+) STRICT, WITHOUT ROWID;

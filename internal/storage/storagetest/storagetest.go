@@ -31,6 +31,7 @@ func Run(t *testing.T, open func(t *testing.T) storage.Store) {
 		{"Events", testEvents},
 		{"DuplicateEvent", testDuplicateEvent},
 		{"Inbox", testInbox},
+		{"Journal", testJournal},
 		{"ToolSettings", testToolSettings},
 		{"Pending", testPending},
 		{"RecoverPending", testRecoverPending},
