@@ -2,7 +2,8 @@
 // their compressed message history, their variables, ask-once decisions,
 // tool settings per scope, pending approvals with the loop checkpoint that
 // resumes them, processed inbound event ids, the inbox of accepted messages
-// whose turn is not stored yet, and the audit trail.
+// whose turn is not stored yet, the journal of raw platform events between
+// their acknowledgement and the runtime taking them, and the audit trail.
 //
 // [Store] is the contract the session runtime uses; every backend implements
 // it and passes the conformance suite in package storagetest. [SQLite] is the
