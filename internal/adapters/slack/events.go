@@ -87,8 +87,7 @@ func (a *Adapter) onMessage(m inbound, raw []byte) bool {
 		}
 	}
 	ok := a.offer(m.channel+" "+root, func(ctx context.Context) {
-		a.route(ctx, m)
-		if j != nil && ctx.Err() == nil {
+		if retry := a.route(ctx, m); j != nil && !retry && ctx.Err() == nil {
 			if err := j.Delete(ctx, id); err != nil {
 				a.lg.Warn("forget event in the journal", "event", id, "err", err)
 			}
@@ -101,7 +100,10 @@ func (a *Adapter) onMessage(m inbound, raw []byte) bool {
 
 // route runs in order with the other messages: it finds the thread, checks
 // the bot takes part in it, and hands the message to the runtime.
-func (a *Adapter) route(ctx context.Context, m inbound) {
+//
+// It reports retry when the runtime could not take the message (its store
+// failed, or it is closed): the journal keeps it for the next start.
+func (a *Adapter) route(ctx context.Context, m inbound) (retry bool) {
 	me := a.identity()
 	dm := isDM(m)
 	mentioned := m.mention || mentions(m.text, me.UserID)
@@ -157,15 +159,15 @@ func (a *Adapter) route(ctx context.Context, m inbound) {
 	ok, err := rt.Handle(ctx, session.Inbound{
 		Key: key, EventID: eventID, User: m.user, Text: text, Files: files, Ref: session.Ref(m.ts),
 	})
-	if err != nil {
-		a.unhand(eventID) // a redelivery may try again
-	}
 	switch {
 	case err != nil:
 		lg.Error("hand message to the runtime", "err", err)
+		a.unhand(eventID) // a redelivery, or the journal at the next start, may try again
+		return true
 	case !ok:
 		lg.Debug("message seen before; not answering twice", "ts", m.ts)
 	}
+	return false
 }
 
 // replayJournal queues again the events kept from before a crash: they

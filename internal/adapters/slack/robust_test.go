@@ -1,6 +1,7 @@
 package slack_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"slices"
@@ -162,5 +163,29 @@ func TestJournalReplaysAfterCrash(t *testing.T) {
 	})
 	if n := len(e.model.Requests()); n != 2 {
 		t.Errorf("%d model requests, want 2", n)
+	}
+}
+
+// When the runtime cannot take a message (here it is already closed), the
+// journal keeps it for the next start.
+func TestJournalKeepsWhatTheRuntimeRefused(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := e.mgr.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ts := e.mention(channel, alice, "anyone?")
+	want := "msg:" + channel + ":" + ts
+	fakeslack.Eventually(t, "the refused message kept in the journal", func() bool {
+		es, err := e.db.Journal(t.Context(), slack.Name)
+		return err == nil && len(es) == 1 && es[0].ID == want
+	})
+	// Once Run returns every handler has finished: the entry is still there.
+	if err := e.waitRun(); err != nil {
+		t.Fatal(err)
+	}
+	if es, _ := e.db.Journal(t.Context(), slack.Name); len(es) != 1 {
+		t.Errorf("journal after the adapter stopped = %+v, want the refused message", es)
 	}
 }
