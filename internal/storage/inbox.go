@@ -3,7 +3,6 @@ package storage
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 )
@@ -41,22 +40,7 @@ func (s *SQLite) AddInbound(ctx context.Context, m Inbound) (first bool, err err
 
 // SetInboundText replaces the text of an inbox message (ErrNotFound).
 func (s *SQLite) SetInboundText(ctx context.Context, platform, eventID, text string) error {
-	err := s.write(ctx, "set inbound text", func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE inbox SET text = $1 WHERE platform = $2 AND event_id = $3`,
-			text, platform, eventID)
-		if err != nil {
-			return err
-		}
-		n, err := res.RowsAffected()
-		if err == nil && n == 0 {
-			err = ErrNotFound
-		}
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("set inbound text %s/%s: %w", platform, eventID, err)
-	}
-	return nil
+	return s.updateInbound(ctx, "set inbound text", platform, eventID, `text = $1`, text)
 }
 
 // StartInbound records that a turn of an inbox message started, with the
@@ -66,9 +50,27 @@ func (s *SQLite) StartInbound(ctx context.Context, platform, eventID, statusRef 
 	if at.IsZero() {
 		at = s.now()
 	}
-	err := s.write(ctx, "start inbound", func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE inbox SET started_at = $1, status_ref = $2, attempts = attempts + 1
-			WHERE platform = $3 AND event_id = $4`, enc(at), statusRef, platform, eventID)
+	return s.updateInbound(ctx, "start inbound", platform, eventID,
+		`started_at = $1, status_ref = $2, attempts = attempts + 1`, enc(at), statusRef)
+}
+
+// ActedInbound records that the turn of an inbox message called its first
+// tool; a later call keeps the first time (ErrNotFound when the row is
+// gone).
+func (s *SQLite) ActedInbound(ctx context.Context, platform, eventID string, at time.Time) error {
+	if at.IsZero() {
+		at = s.now()
+	}
+	return s.updateInbound(ctx, "inbound acted", platform, eventID,
+		`acted_at = CASE WHEN acted_at = 0 THEN $1 ELSE acted_at END`, enc(at))
+}
+
+// updateInbound applies set, an UPDATE's SET clause whose arguments are
+// $1…$n, to one inbox row (ErrNotFound when there is none).
+func (s *SQLite) updateInbound(ctx context.Context, op, platform, eventID, set string, args ...any) error {
+	query := fmt.Sprintf(`UPDATE inbox SET %s WHERE platform = $%d AND event_id = $%d`, set, len(args)+1, len(args)+2)
+	err := s.write(ctx, op, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, query, append(args, platform, eventID)...)
 		if err != nil {
 			return err
 		}
@@ -79,35 +81,7 @@ func (s *SQLite) StartInbound(ctx context.Context, platform, eventID, statusRef 
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("start inbound %s/%s: %w", platform, eventID, err)
-	}
-	return nil
-}
-
-// ActedInbound records that the turn of an inbox message called its first
-// tool (ErrNotFound when the row is gone).
-func (s *SQLite) ActedInbound(ctx context.Context, platform, eventID string, at time.Time) error {
-	if at.IsZero() {
-		at = s.now()
-	}
-	err := s.write(ctx, "inbound acted", func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE inbox SET acted_at = $1
-			WHERE platform = $2 AND event_id = $3 AND acted_at = 0`, enc(at), platform, eventID)
-		if err != nil {
-			return err
-		}
-		n, err := res.RowsAffected()
-		if err == nil && n == 0 {
-			err = tx.QueryRowContext(ctx, `SELECT 1 FROM inbox WHERE platform = $1 AND event_id = $2`,
-				platform, eventID).Scan(new(int))
-			if errors.Is(err, sql.ErrNoRows) {
-				err = ErrNotFound
-			}
-		}
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("inbound acted %s/%s: %w", platform, eventID, err)
+		return fmt.Errorf("%s %s/%s: %w", op, platform, eventID, err)
 	}
 	return nil
 }

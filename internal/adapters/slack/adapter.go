@@ -223,30 +223,40 @@ func (a *Adapter) Run(ctx context.Context) error {
 	}
 	hctx, hcancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer hcancel()
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	for _, q := range a.queues {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			a.processEvents(hctx, q, done)
-		}()
-	}
+	stop := a.startWorkers(hctx)
 	a.replayJournal(ctx)
 	defer func() {
-		a.qmu.Lock()
-		a.closing = true
-		a.qmu.Unlock()
-		close(done)
 		bound := time.AfterFunc(a.opts.DrainTimeout, hcancel)
 		defer bound.Stop()
-		wg.Wait()
+		stop()
 	}()
 	if !a.SocketMode() {
 		<-ctx.Done()
 		return nil
 	}
 	return a.runSocket(ctx)
+}
+
+// startWorkers starts a worker per queue, running handlers with ctx. The
+// returned stop ends queueing (offer refuses from then on), lets the
+// workers empty their queues, and waits for them.
+func (a *Adapter) startWorkers(ctx context.Context) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for _, q := range a.queues {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a.processEvents(ctx, q, done)
+		}()
+	}
+	return func() {
+		a.qmu.Lock()
+		a.closing = true
+		a.qmu.Unlock()
+		close(done)
+		wg.Wait()
+	}
 }
 
 // processEvents runs one worker's message handlers one at a time, in the

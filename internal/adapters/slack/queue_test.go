@@ -15,15 +15,7 @@ import (
 // and the messages already queued are still handled.
 func TestQueuesOrderPerThreadAndDrain(t *testing.T) {
 	a := New(nil, Options{BotToken: "xoxb-test"})
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	for _, q := range a.queues {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			a.processEvents(context.Background(), q, done)
-		}()
-	}
+	stop := a.startWorkers(context.Background())
 	blocked, other := "C1 1.0", ""
 	for i := 2; other == ""; i++ {
 		if k := fmt.Sprintf("C1 %d.0", i); fnv32(k)%eventWorkers != fnv32(blocked)%eventWorkers {
@@ -50,16 +42,23 @@ func TestQueuesOrderPerThreadAndDrain(t *testing.T) {
 	case <-time.After(30 * time.Second): // a hang guard, not a timing assertion
 		t.Fatal("a message of another thread waited for the blocked one")
 	}
-	// The shutdown, as Run does it, with 50 messages queued.
-	a.qmu.Lock()
-	a.closing = true
-	a.qmu.Unlock()
-	close(done)
-	if a.offer(other, func(context.Context) { t.Error("a message queued after the shutdown began ran") }) {
-		t.Error("offer accepted a message after the shutdown began")
+	// The shutdown, as Run does it, with 50 messages queued behind the
+	// blocked one; an offer made while it runs is refused.
+	stopped := make(chan struct{})
+	go func() { stop(); close(stopped) }()
+	deadline := time.Now().Add(30 * time.Second) // a hang guard, not a timing assertion
+	for a.offer(other, func(context.Context) {}) {
+		select {
+		case <-stopped:
+			t.Fatal("the shutdown ended before the blocked message was released")
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("offer kept accepting messages after the shutdown began")
+		}
 	}
 	close(release)
-	wg.Wait()
+	<-stopped
 	want := make([]int, 50)
 	for i := range want {
 		want[i] = i
